@@ -1,0 +1,266 @@
+//! Bounded capture of a child's output: a head and a tail of fixed size, and a
+//! count of everything in between.
+
+/// What was kept of a call's output: its head, its tail and how much was
+/// dropped between them.
+///
+/// Memory is bounded by the budget whatever the child writes. The kept bytes
+/// are raw; [`text`](Self::text) renders them for a model: the cut never
+/// splits a UTF-8 character, invalid UTF-8 becomes U+FFFD, and NUL and other
+/// control characters (except newline, tab and carriage return) become their
+/// visible Unicode pictures (`␀`, `␛`...).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Output {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    total: u64,
+}
+
+impl Output {
+    /// Bytes the child wrote in all (stdout and stderr together).
+    pub fn total_bytes(&self) -> u64 {
+        self.total
+    }
+
+    /// Bytes left out of [`text`](Self::text) (0 when nothing was cut).
+    pub fn dropped_bytes(&self) -> u64 {
+        self.total - (self.head.len() + self.tail.len()) as u64
+    }
+
+    /// Whether anything was cut.
+    pub fn is_truncated(&self) -> bool {
+        self.dropped_bytes() > 0
+    }
+
+    /// The kept bytes, head then tail, without the omission mark.
+    pub fn kept_bytes(&self) -> Vec<u8> {
+        let mut bytes = self.head.clone();
+        bytes.extend_from_slice(&self.tail);
+        bytes
+    }
+
+    /// The output rendered for a model, with `[... N bytes omitted ...]`
+    /// where the middle was cut.
+    pub fn text(&self) -> String {
+        let mut text = render_safe(&self.head);
+        if self.is_truncated() {
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!(
+                "[... {} bytes omitted ...]\n",
+                self.dropped_bytes()
+            ));
+        }
+        text.push_str(&render_safe(&self.tail));
+        text
+    }
+}
+
+/// Collects output into a bounded head and tail while counting the total.
+#[derive(Debug)]
+pub(crate) struct Capture {
+    head: Vec<u8>,
+    head_cap: usize,
+    ring: Vec<u8>,
+    ring_cap: usize,
+    /// Next write position in `ring` once it is full.
+    ring_pos: usize,
+    total: u64,
+}
+
+impl Capture {
+    /// A capture keeping at most `budget` bytes in all.
+    pub(crate) fn new(budget: usize) -> Self {
+        let head_cap = budget / 2;
+        let ring_cap = budget - head_cap;
+        Self {
+            head: Vec::with_capacity(head_cap.min(64 * 1024)),
+            head_cap,
+            ring: Vec::with_capacity(ring_cap.min(64 * 1024)),
+            ring_cap,
+            ring_pos: 0,
+            total: 0,
+        }
+    }
+
+    /// Bytes seen so far.
+    pub(crate) fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Takes one chunk of output.
+    pub(crate) fn push(&mut self, mut chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        let room = self.head_cap - self.head.len();
+        if room > 0 {
+            let take = room.min(chunk.len());
+            self.head.extend_from_slice(&chunk[..take]);
+            chunk = &chunk[take..];
+        }
+        if chunk.is_empty() || self.ring_cap == 0 {
+            return;
+        }
+        if chunk.len() >= self.ring_cap {
+            self.ring.clear();
+            self.ring
+                .extend_from_slice(&chunk[chunk.len() - self.ring_cap..]);
+            self.ring_pos = 0;
+            return;
+        }
+        let fill = (self.ring_cap - self.ring.len()).min(chunk.len());
+        self.ring.extend_from_slice(&chunk[..fill]);
+        for &byte in &chunk[fill..] {
+            self.ring[self.ring_pos] = byte;
+            self.ring_pos = (self.ring_pos + 1) % self.ring_cap;
+        }
+    }
+
+    /// The kept head and tail, cut on UTF-8 character boundaries.
+    pub(crate) fn finish(self) -> Output {
+        let mut tail = Vec::with_capacity(self.ring.len());
+        if self.ring.len() == self.ring_cap && self.ring_pos > 0 {
+            tail.extend_from_slice(&self.ring[self.ring_pos..]);
+            tail.extend_from_slice(&self.ring[..self.ring_pos]);
+        } else {
+            tail.extend_from_slice(&self.ring);
+        }
+        let mut head = self.head;
+        let kept = (head.len() + tail.len()) as u64;
+        if self.total > kept {
+            // Something was cut between head and tail: do not split a
+            // character on either side of the cut.
+            let end = utf8_safe_end(&head);
+            head.truncate(end);
+            let start = utf8_safe_start(&tail);
+            tail.drain(..start);
+        }
+        Output {
+            head,
+            tail,
+            total: self.total,
+        }
+    }
+}
+
+/// The length of the longest prefix of `bytes` that does not end inside a
+/// UTF-8 character that continues past the end.
+fn utf8_safe_end(bytes: &[u8]) -> usize {
+    // Look back at most 3 bytes for the start of the last character.
+    let len = bytes.len();
+    for back in 1..=len.min(4) {
+        let byte = bytes[len - back];
+        if byte & 0b1100_0000 == 0b1000_0000 {
+            continue; // a continuation byte: keep looking for the lead byte
+        }
+        let width = match byte {
+            0x00..=0x7F => 1,
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF7 => 4,
+            _ => 1, // not a lead byte: invalid anyway, keep it
+        };
+        return if width > back { len - back } else { len };
+    }
+    len
+}
+
+/// The number of leading continuation bytes (at most 3) of a tail that starts
+/// in the middle of a character.
+fn utf8_safe_start(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .take(3)
+        .take_while(|&&b| b & 0b1100_0000 == 0b1000_0000)
+        .count()
+}
+
+/// Renders bytes as text a model (or a terminal) can read safely.
+fn render_safe(bytes: &[u8]) -> String {
+    let lossy = String::from_utf8_lossy(bytes);
+    lossy
+        .chars()
+        .map(|c| match c {
+            '\n' | '\t' | '\r' => c,
+            '\u{0}'..='\u{1F}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}'),
+            '\u{7F}' => '\u{2421}',
+            other => other,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture(budget: usize, chunks: &[&[u8]]) -> Output {
+        let mut capture = Capture::new(budget);
+        for chunk in chunks {
+            capture.push(chunk);
+        }
+        capture.finish()
+    }
+
+    #[test]
+    fn output_within_budget_is_kept_whole() {
+        let output = capture(10, &[b"abc", b"defgh", b"ij"]);
+        assert_eq!(output.kept_bytes(), b"abcdefghij");
+        assert_eq!(output.dropped_bytes(), 0);
+        assert_eq!(output.text(), "abcdefghij");
+    }
+
+    #[test]
+    fn output_over_budget_keeps_head_and_tail() {
+        let output = capture(6, &[b"0123", b"456789", b"ab"]);
+        assert_eq!(output.total_bytes(), 12);
+        assert_eq!(output.kept_bytes(), b"0129ab");
+        assert_eq!(output.dropped_bytes(), 6);
+        assert_eq!(output.text(), "012\n[... 6 bytes omitted ...]\n9ab");
+    }
+
+    #[test]
+    fn ring_wraps_byte_by_byte() {
+        let chunks: Vec<Vec<u8>> = (0..50u8).map(|b| vec![b'a' + b % 26]).collect();
+        let refs: Vec<&[u8]> = chunks.iter().map(Vec::as_slice).collect();
+        let output = capture(8, &refs);
+        assert_eq!(output.kept_bytes(), b"abcduvwx");
+        assert_eq!(output.dropped_bytes(), 42);
+    }
+
+    #[test]
+    fn zero_budget_keeps_nothing_but_counts() {
+        let output = capture(0, &[b"hello"]);
+        assert_eq!(output.kept_bytes(), b"");
+        assert_eq!(output.dropped_bytes(), 5);
+    }
+
+    #[test]
+    fn cut_never_splits_a_character() {
+        // "é" is two bytes, "€" three, "𝄞" four.
+        let text = "ééééé€€€€€𝄞𝄞𝄞𝄞".as_bytes();
+        for budget in 0..text.len() {
+            for split in 0..text.len() {
+                let output = capture(budget, &[&text[..split], &text[split..]]);
+                let kept = output.kept_bytes();
+                let head = &kept[..output.head.len()];
+                let tail = &kept[output.head.len()..];
+                assert!(std::str::from_utf8(head).is_ok(), "budget {budget}");
+                assert!(std::str::from_utf8(tail).is_ok(), "budget {budget}");
+                assert!(!output.text().contains('\u{FFFD}'));
+                assert_eq!(
+                    output.dropped_bytes() + kept.len() as u64,
+                    text.len() as u64
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn control_bytes_and_invalid_utf8_render_safely() {
+        let output = capture(100, &[b"a\0b\x1b[31mc\xff\xfed\n\te\x7f"]);
+        assert_eq!(
+            output.text(),
+            "a\u{2400}b\u{241B}[31mc\u{FFFD}\u{FFFD}d\n\te\u{2421}"
+        );
+    }
+}

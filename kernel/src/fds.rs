@@ -1,0 +1,41 @@
+//! Keeping the parent's file descriptors out of every child.
+
+use std::os::fd::{BorrowedFd, RawFd};
+use std::sync::Once;
+
+use nix::fcntl::{FcntlArg, FdFlag, fcntl};
+
+static MARK_ONCE: Once = Once::new();
+
+/// Marks every descriptor above 2 that this process holds close-on-exec, once
+/// per process. Descriptors the Rust standard library opens are already
+/// close-on-exec; this catches the ones inherited from the parent process or
+/// opened by foreign code.
+pub(crate) fn mark_inherited_close_on_exec() {
+    MARK_ONCE.call_once(|| {
+        for fd in open_descriptors() {
+            if fd <= 2 {
+                continue;
+            }
+            #[expect(unsafe_code)]
+            // SAFETY: `fd` was listed in /proc/self/fd a moment ago and the
+            // borrow lives only for these two fcntl calls; if another thread
+            // closed it in between, fcntl fails with EBADF, which is ignored.
+            let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+            if let Ok(flags) = fcntl(borrowed, FcntlArg::F_GETFD) {
+                let flags = FdFlag::from_bits_truncate(flags) | FdFlag::FD_CLOEXEC;
+                let _ = fcntl(borrowed, FcntlArg::F_SETFD(flags));
+            }
+        }
+    });
+}
+
+fn open_descriptors() -> Vec<RawFd> {
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse().ok())
+        .collect()
+}

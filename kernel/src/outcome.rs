@@ -1,0 +1,112 @@
+use std::time::Duration;
+
+use crate::Output;
+
+/// How the program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Status {
+    /// It exited with this code.
+    Exited(i32),
+    /// It was ended by this signal number.
+    Signaled(i32),
+}
+
+/// Why the kernel ended a program before it finished by itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Ended {
+    /// The timeout ran out.
+    Timeout(Duration),
+    /// The caller cancelled the call.
+    Cancelled,
+    /// The program wrote more than the flood limit.
+    Flood(u64),
+}
+
+/// Everything about one finished call, typed, for programs; [`render`]
+/// (Self::render) gives the one string a model reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Outcome {
+    /// The argv that ran, program resolved to its absolute path.
+    pub argv: Vec<String>,
+    /// How the program ended.
+    pub status: Status,
+    /// Set when the kernel ended the program (timeout, cancel, flood).
+    pub ended_by_kernel: Option<Ended>,
+    /// The captured output (stdout and stderr interleaved as written).
+    pub output: Output,
+    /// Wall-clock time from spawn to return.
+    pub duration: Duration,
+    /// A descendant that left the process group kept the output pipe open
+    /// past the drain deadline; the call returned without waiting for it.
+    pub output_held_open: bool,
+}
+
+impl Outcome {
+    /// Whether the timeout ended the program.
+    pub fn timed_out(&self) -> bool {
+        matches!(self.ended_by_kernel, Some(Ended::Timeout(_)))
+    }
+
+    /// The exit code, when the program exited by itself.
+    pub fn exit_code(&self) -> Option<i32> {
+        match self.status {
+            Status::Exited(code) => Some(code),
+            Status::Signaled(_) => None,
+        }
+    }
+
+    /// The signal that ended the program, if one did.
+    pub fn signal(&self) -> Option<i32> {
+        match self.status {
+            Status::Signaled(signal) => Some(signal),
+            Status::Exited(_) => None,
+        }
+    }
+
+    /// The result as a model reads it: `exit: N\noutput: ...`, with marks for
+    /// a timeout, a signal, a flood, a cancellation and truncation.
+    pub fn render(&self) -> String {
+        let exit = match (self.ended_by_kernel, self.status) {
+            (Some(Ended::Timeout(limit)), _) => format!(
+                "timeout (the command ran longer than {}; it was stopped)",
+                seconds(limit)
+            ),
+            (Some(Ended::Cancelled), _) => {
+                "cancelled (the call was cancelled; the command was stopped)".to_owned()
+            }
+            (Some(Ended::Flood(limit)), _) => {
+                format!("output flood (the command wrote more than {limit} bytes; it was stopped)")
+            }
+            (None, Status::Exited(code)) => code.to_string(),
+            (None, Status::Signaled(signal)) => {
+                format!("signal {signal} ({})", signal_name(signal))
+            }
+        };
+        let mut text = format!("exit: {exit}\noutput: {}", self.output.text());
+        if self.output_held_open {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("note: a background process kept the output open; it was not waited for");
+        }
+        text
+    }
+}
+
+fn seconds(duration: Duration) -> String {
+    let secs = duration.as_secs_f64();
+    if secs.fract() == 0.0 {
+        format!("{secs:.0} s")
+    } else {
+        format!("{secs:.3} s")
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    nix::sys::signal::Signal::try_from(signal)
+        .map(|s| s.as_str())
+        .unwrap_or("unknown signal")
+}

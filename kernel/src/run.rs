@@ -1,0 +1,288 @@
+//! Supervising one child: spawn, capture, limits, ending the process group.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::os::fd::AsFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::{Signal, killpg};
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+use nix::unistd::Pid;
+
+use crate::capture::Capture;
+use crate::{CancelToken, Ended, Kernel, KernelError, Limits, Outcome, Status};
+
+/// How often a quiet call wakes up to check the clock, the child and the
+/// cancel token.
+const TICK: Duration = Duration::from_millis(5);
+
+/// Size of one read from the output pipe.
+const CHUNK: usize = 64 * 1024;
+
+/// Options of one run: its limits, a cancel token, extra variables.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct RunOptions {
+    /// The limits of this run.
+    pub limits: Limits,
+    /// Cancels the run from another thread.
+    pub cancel: Option<CancelToken>,
+    /// Variables added to the kernel's environment for this run only.
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl RunOptions {
+    /// Options with these limits, no cancel token and no extra variables.
+    pub fn new(limits: Limits) -> Self {
+        Self {
+            limits,
+            cancel: None,
+            env: Vec::new(),
+        }
+    }
+
+    /// These options with a cancel token.
+    pub fn with_cancel(mut self, cancel: CancelToken) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// These options with one more environment variable.
+    pub fn with_env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+}
+
+fn supervise_error(operation: &'static str) -> impl FnOnce(std::io::Error) -> KernelError {
+    move |source| KernelError::Supervise { operation, source }
+}
+
+/// Spawns `path` with `args` and supervises it to the end.
+pub(crate) fn supervise<S: AsRef<OsStr>>(
+    kernel: &Kernel,
+    path: &Path,
+    args: &[S],
+    options: &RunOptions,
+) -> Result<Outcome, KernelError> {
+    let limits = options.limits;
+    let (mut reader, writer) = std::io::pipe().map_err(supervise_error("create pipe"))?;
+    let writer_for_stderr = writer
+        .try_clone()
+        .map_err(supervise_error("duplicate pipe"))?;
+
+    let mut command = Command::new(path);
+    command
+        .args(args)
+        .env_clear()
+        .envs(kernel.environment().iter().map(|(k, v)| (k, v)))
+        .envs(options.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(kernel.root())
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(writer_for_stderr)
+        .process_group(0);
+    let start = Instant::now();
+    let spawned = command.spawn();
+    // The command holds the parent's copies of the pipe's write end: drop it
+    // so the pipe reaches end-of-file when the child's copies close.
+    drop(command);
+    let mut child = spawned.map_err(|source| spawn_error(path, source))?;
+
+    let argv = std::iter::once(path.as_os_str())
+        .chain(args.iter().map(AsRef::as_ref))
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+
+    let watch = Watch::run(
+        &mut child,
+        &mut reader,
+        &limits,
+        options.cancel.as_ref(),
+        start,
+    );
+    let status = child
+        .wait()
+        .map_err(supervise_error("wait for the child"))?;
+    let watch = watch?;
+    let status = match (status.code(), status.signal()) {
+        (Some(code), _) => Status::Exited(code),
+        (None, Some(signal)) => Status::Signaled(signal),
+        (None, None) => Status::Signaled(0),
+    };
+    Ok(Outcome {
+        argv,
+        status,
+        ended_by_kernel: watch.ended,
+        output: watch.capture.finish(),
+        duration: start.elapsed(),
+        output_held_open: watch.held_open,
+    })
+}
+
+fn spawn_error(path: &Path, source: std::io::Error) -> KernelError {
+    let path = path.to_path_buf();
+    match source.kind() {
+        std::io::ErrorKind::NotFound => KernelError::ProgramNotFound {
+            program: path.to_string_lossy().into_owned(),
+            search_path: String::new(),
+        },
+        std::io::ErrorKind::PermissionDenied => KernelError::NotExecutable { path },
+        _ if source.raw_os_error() == Some(Errno::ENOEXEC as i32) => {
+            KernelError::NotExecutable { path }
+        }
+        _ => KernelError::Spawn { path, source },
+    }
+}
+
+/// The supervision loop's state.
+struct Watch {
+    capture: Capture,
+    ended: Option<Ended>,
+    held_open: bool,
+}
+
+impl Watch {
+    /// Reads the pipe and watches the child until both are done, enforcing
+    /// the limits. On return the child has exited (not yet reaped) and every
+    /// process left in its group has been killed.
+    fn run(
+        child: &mut Child,
+        reader: &mut std::io::PipeReader,
+        limits: &Limits,
+        cancel: Option<&CancelToken>,
+        start: Instant,
+    ) -> Result<Watch, KernelError> {
+        let pid = Pid::from_raw(child.id() as i32);
+        let mut watch = Watch {
+            capture: Capture::new(limits.max_output),
+            ended: None,
+            held_open: false,
+        };
+        let result = watch.supervise_loop(pid, reader, limits, cancel, start);
+        if result.is_err() {
+            // Whatever went wrong, nothing of the call may outlive it.
+            let _ = killpg(pid, Signal::SIGKILL);
+        }
+        result.map(|()| watch)
+    }
+
+    fn supervise_loop(
+        &mut self,
+        pid: Pid,
+        reader: &mut std::io::PipeReader,
+        limits: &Limits,
+        cancel: Option<&CancelToken>,
+        start: Instant,
+    ) -> Result<(), KernelError> {
+        let deadline = start + limits.timeout;
+        let mut buffer = vec![0u8; CHUNK];
+        let mut pipe_open = true;
+        let mut exited_at: Option<Instant> = None;
+        let mut terminated_at: Option<Instant> = None;
+        let mut killed = false;
+        let mut idle = Duration::from_micros(20);
+        loop {
+            if pipe_open {
+                if wait_readable(reader, TICK)? {
+                    match reader.read(&mut buffer) {
+                        Ok(0) => pipe_open = false,
+                        Ok(n) => self.capture.push(&buffer[..n]),
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(supervise_error("read output")(e)),
+                    }
+                }
+            } else if exited_at.is_none() {
+                // The child closed its output but has not exited yet: back off
+                // gently, starting very short (exit follows closing at once in
+                // the common case).
+                std::thread::sleep(idle);
+                idle = (idle * 2).min(TICK);
+            }
+            let now = Instant::now();
+            if exited_at.is_none() && has_exited(pid)? {
+                exited_at = Some(now);
+                // Background jobs left in the group end with the call. The
+                // group still exists (its leader is an unreaped zombie), so
+                // its id cannot have been reused.
+                signal_group(pid, Signal::SIGKILL);
+            }
+            if let Some(exited) = exited_at {
+                if !pipe_open {
+                    return Ok(());
+                }
+                if now >= exited + limits.drain {
+                    self.held_open = true;
+                    return Ok(());
+                }
+                continue;
+            }
+            if self.ended.is_none() {
+                if cancel.is_some_and(CancelToken::is_cancelled) {
+                    self.ended = Some(Ended::Cancelled);
+                } else if now >= deadline {
+                    self.ended = Some(Ended::Timeout(limits.timeout));
+                } else if let Some(flood) = limits.flood_limit
+                    && self.capture.total() > flood
+                {
+                    self.ended = Some(Ended::Flood(flood));
+                }
+            }
+            if self.ended.is_some() {
+                match terminated_at {
+                    None => {
+                        signal_group(pid, Signal::SIGTERM);
+                        terminated_at = Some(now);
+                    }
+                    Some(at) if !killed && now >= at + limits.grace => {
+                        signal_group(pid, Signal::SIGKILL);
+                        killed = true;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+}
+
+/// Sends `signal` to the whole process group led by `pid`; a group that is
+/// already gone is fine.
+fn signal_group(pid: Pid, signal: Signal) {
+    let _ = killpg(pid, signal);
+}
+
+/// Whether the child has exited, without reaping it.
+fn has_exited(pid: Pid) -> Result<bool, KernelError> {
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+    loop {
+        match waitid(Id::Pid(pid), flags) {
+            Ok(WaitStatus::StillAlive) => return Ok(false),
+            Ok(_) => return Ok(true),
+            Err(Errno::EINTR) => continue,
+            Err(errno) => {
+                return Err(supervise_error("check the child")(std::io::Error::from(
+                    errno,
+                )));
+            }
+        }
+    }
+}
+
+/// Waits up to `timeout` for the pipe to be readable (or closed).
+fn wait_readable(reader: &std::io::PipeReader, timeout: Duration) -> Result<bool, KernelError> {
+    let millis = u16::try_from(timeout.as_millis()).unwrap_or(u16::MAX);
+    let mut fds = [PollFd::new(reader.as_fd(), PollFlags::POLLIN)];
+    match poll(&mut fds, PollTimeout::from(millis)) {
+        Ok(0) => Ok(false),
+        Ok(_) => Ok(true),
+        Err(Errno::EINTR) => Ok(false),
+        Err(errno) => Err(supervise_error("wait for output")(std::io::Error::from(
+            errno,
+        ))),
+    }
+}

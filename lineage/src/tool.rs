@@ -1,0 +1,291 @@
+//! The `Tool` interface that every form of the lineage implements.
+
+use jig_kernel::{CancelToken, Kernel, KernelError, Limits, Outcome, RunOptions};
+use serde_json::Value;
+
+use crate::ErrorCode;
+
+/// Which form of the lineage a tool belongs to; the order is the order of
+/// strength of the guarantee, strongest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum ToolForm {
+    /// A command tool written in Rust: whole template fixed, typed slots.
+    Command,
+    /// A command tool loaded from a `*.tool.json` file: the same guarantee.
+    Descriptor,
+    /// The free-text exec tool: only the binary is checked against a list.
+    Exec,
+}
+
+impl ToolForm {
+    /// `command`, `descriptor` or `exec`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolForm::Command => "command",
+            ToolForm::Descriptor => "descriptor",
+            ToolForm::Exec => "exec",
+        }
+    }
+}
+
+/// What a validated call will run: the dry run's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Invocation {
+    /// The argv, program first, exactly as it will be handed to the kernel.
+    pub argv: Vec<String>,
+    /// Variables added to the kernel's environment for this call only (the
+    /// exec tool uses them to neutralize git's configuration, for example).
+    pub env: Vec<(String, String)>,
+    /// Whether the call only reads, so a harness may run it concurrently
+    /// with other read-only calls.
+    pub read_only: bool,
+    /// Set when a rule says a person must approve this call first; the
+    /// string says which rule.
+    pub needs_approval: Option<String>,
+}
+
+impl Invocation {
+    /// An invocation of `argv`: no extra environment, not read-only, no
+    /// approval needed.
+    pub fn new(argv: Vec<String>) -> Self {
+        Self {
+            argv,
+            env: Vec::new(),
+            read_only: false,
+            needs_approval: None,
+        }
+    }
+
+    /// This invocation marked read-only (or not).
+    pub fn with_read_only(mut self, read_only: bool) -> Self {
+        self.read_only = read_only;
+        self
+    }
+
+    /// This invocation with one more environment variable.
+    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// This invocation marked as needing approval, because of `rule`.
+    pub fn with_approval(mut self, rule: impl Into<String>) -> Self {
+        self.needs_approval = Some(rule.into());
+        self
+    }
+}
+
+/// A call refused before anything ran: a message for the model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Refusal {
+    /// The code (614 for a slot, 615 for the exec tool...).
+    pub code: ErrorCode,
+    /// The layer that refused: `slot`, `policy`, `exec.operator`,
+    /// `exec.allowlist`, `exec.denylist`, `exec.flags`, `exec.path`,
+    /// `kernel`...
+    pub layer: String,
+    /// The slot (or argument) at fault, when there is one.
+    pub slot: Option<String>,
+    /// What was wrong and what to do instead.
+    pub message: String,
+}
+
+impl Refusal {
+    /// A refusal with this code, layer and message.
+    pub fn new(code: ErrorCode, layer: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            layer: layer.into(),
+            slot: None,
+            message: message.into(),
+        }
+    }
+
+    /// This refusal naming the slot at fault.
+    pub fn with_slot(mut self, slot: impl Into<String>) -> Self {
+        self.slot = Some(slot.into());
+        self
+    }
+
+    /// The text the model reads: `error 614 (slot_invalid): ...`.
+    pub fn render(&self) -> String {
+        format!(
+            "error {} ({}): {}",
+            self.code.code(),
+            self.code.error_type(),
+            self.message
+        )
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.render())
+    }
+}
+
+/// What one call came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolResult {
+    /// The command ran (whatever its exit code).
+    Ran {
+        /// What ran.
+        invocation: Invocation,
+        /// How it ended.
+        outcome: Outcome,
+    },
+    /// The call was refused before anything ran.
+    Refused(Refusal),
+}
+
+impl ToolResult {
+    /// The one string the model reads.
+    pub fn text(&self) -> String {
+        match self {
+            ToolResult::Ran { outcome, .. } => outcome.render(),
+            ToolResult::Refused(refusal) => refusal.render(),
+        }
+    }
+
+    /// The refusal, if the call was refused.
+    pub fn refusal(&self) -> Option<&Refusal> {
+        match self {
+            ToolResult::Refused(refusal) => Some(refusal),
+            ToolResult::Ran { .. } => None,
+        }
+    }
+
+    /// The outcome, if the command ran.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        match self {
+            ToolResult::Ran { outcome, .. } => Some(outcome),
+            ToolResult::Refused(_) => None,
+        }
+    }
+}
+
+/// What a tool needs to run: the kernel, the limits for this call, and an
+/// optional cancel token.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RunContext<'a> {
+    /// The kernel that runs the argv (and whose root confines paths).
+    pub kernel: &'a Kernel,
+    /// The limits of this call (the tool's output budget, the timeout).
+    pub limits: Limits,
+    /// Cancels the call from another thread.
+    pub cancel: Option<CancelToken>,
+}
+
+impl<'a> RunContext<'a> {
+    /// A context with the kernel's default limits and no cancel token.
+    pub fn new(kernel: &'a Kernel) -> Self {
+        Self {
+            kernel,
+            limits: kernel.limits(),
+            cancel: None,
+        }
+    }
+
+    /// This context with other limits.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// This context with a cancel token.
+    pub fn with_cancel(mut self, cancel: CancelToken) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+}
+
+/// The security reviewer's view of one tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolAudit {
+    /// The tool's form.
+    pub form: ToolForm,
+    /// The binaries it can run (one for command tools; the allow list for
+    /// the exec tool).
+    pub binaries: Vec<String>,
+    /// The fixed skeleton (the template; for the exec tool, a description).
+    pub skeleton: String,
+    /// One line per slot: name, type and constraints.
+    pub slots: Vec<String>,
+    /// A plain statement of how much the model can vary.
+    pub variability: String,
+}
+
+/// A tool the model can call: a command template plus the parts the model
+/// may vary.
+///
+/// Validation ([`check`](Self::check)) needs no I/O beyond path checks and
+/// answers the argv that would run: it is the dry run. [`run`](Self::run)
+/// checks again and runs through the kernel, so no caller can run an
+/// unchecked argv.
+pub trait Tool: Send + Sync {
+    /// The name the model calls the tool by.
+    fn name(&self) -> &str;
+
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+
+    /// The tool's form.
+    fn form(&self) -> ToolForm;
+
+    /// The JSON Schema (draft 2020-12) of the tool's arguments: the model's
+    /// whole view of its power.
+    fn input_schema(&self) -> &Value;
+
+    /// Validates `arguments` against the workspace of `kernel` and returns
+    /// what would run, or the refusal for the model.
+    fn check(&self, arguments: &Value, kernel: &Kernel) -> Result<Invocation, Refusal>;
+
+    /// The reviewer's view of the tool.
+    fn audit(&self) -> ToolAudit;
+
+    /// Checks `arguments` and runs the result through the kernel.
+    fn run(&self, arguments: &Value, context: &RunContext<'_>) -> ToolResult {
+        match self.check(arguments, context.kernel) {
+            Ok(invocation) => execute(invocation, context),
+            Err(refusal) => ToolResult::Refused(refusal),
+        }
+    }
+}
+
+/// Runs an invocation that a tool's `check` produced. Failures to start
+/// become a 621 refusal for the model.
+pub fn execute(invocation: Invocation, context: &RunContext<'_>) -> ToolResult {
+    let mut options = RunOptions::new(context.limits);
+    if let Some(cancel) = &context.cancel {
+        options = options.with_cancel(cancel.clone());
+    }
+    for (key, value) in &invocation.env {
+        options = options.with_env(key, value);
+    }
+    match context.kernel.run_with(&invocation.argv, &options) {
+        Ok(outcome) => ToolResult::Ran {
+            invocation,
+            outcome,
+        },
+        Err(error) => ToolResult::Refused(start_failed(&error)),
+    }
+}
+
+fn start_failed(error: &KernelError) -> Refusal {
+    let hint = match error {
+        KernelError::ProgramNotFound { .. } => "; the program is not installed on this machine",
+        KernelError::NotExecutable { .. } => "; the file is not a program that can be run",
+        _ => "",
+    };
+    Refusal::new(
+        ErrorCode::StartFailed,
+        "kernel",
+        format!("the command could not start: {error}{hint}"),
+    )
+}

@@ -1,0 +1,145 @@
+//! Kernel figures: spawn overhead, memory under flood, timeout overrun,
+//! concurrency.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use jig_kernel::{Kernel, Limits};
+
+use super::Figures;
+
+pub(crate) fn run(figures: &mut Figures) -> Result<(), String> {
+    let workspace = std::env::temp_dir().join(format!("jig-bench-kernel-{}", std::process::id()));
+    std::fs::create_dir_all(&workspace).map_err(|e| e.to_string())?;
+    let result = run_in(&workspace, figures);
+    let _ = std::fs::remove_dir_all(&workspace);
+    result
+}
+
+fn run_in(workspace: &std::path::Path, figures: &mut Figures) -> Result<(), String> {
+    let kernel = Kernel::builder(workspace)
+        .build()
+        .map_err(|e| e.to_string())?;
+
+    // Flood first, before anything else has raised the peak.
+    let (baseline, peak) = flood_rss(&kernel)?;
+    figures.add("kernel.flood_baseline_rss_mib", baseline, "MiB");
+    figures.add("kernel.flood_peak_rss_mib", peak, "MiB");
+    figures.add("kernel.flood_rss_growth_mib", peak - baseline, "MiB");
+
+    // Spawn overhead, interleaved with the baseline.
+    let rounds = 300;
+    let mut ours = Vec::with_capacity(rounds);
+    let mut bare = Vec::with_capacity(rounds);
+    for _ in 0..20 {
+        kernel.run(&["/bin/true"]).map_err(|e| e.to_string())?;
+        Command::new("/bin/true")
+            .status()
+            .map_err(|e| e.to_string())?;
+    }
+    for _ in 0..rounds {
+        let t = Instant::now();
+        kernel.run(&["/bin/true"]).map_err(|e| e.to_string())?;
+        ours.push(t.elapsed());
+        let t = Instant::now();
+        Command::new("/bin/true")
+            .status()
+            .map_err(|e| e.to_string())?;
+        bare.push(t.elapsed());
+    }
+    let (ours, bare) = (median(&mut ours), median(&mut bare));
+    figures.add("kernel.spawn_median_us", micros(ours), "us");
+    figures.add("kernel.spawn_baseline_median_us", micros(bare), "us");
+    figures.add(
+        "kernel.spawn_overhead_ratio",
+        ours.as_secs_f64() / bare.as_secs_f64(),
+        "ratio",
+    );
+
+    // Timeout overrun with three sleeping descendants.
+    let timeout = Duration::from_millis(300);
+    let limits = Limits::default().with_timeout(timeout);
+    let mut overruns = Vec::new();
+    for _ in 0..5 {
+        let outcome = kernel
+            .run_with(
+                &["sh", "-c", "sleep 30 & sleep 30 & sleep 30 & wait"],
+                &jig_kernel::RunOptions::new(limits),
+            )
+            .map_err(|e| e.to_string())?;
+        if !outcome.timed_out() {
+            return Err("timeout benchmark: the command was not timed out".to_owned());
+        }
+        overruns.push(outcome.duration.saturating_sub(timeout));
+    }
+    figures.add(
+        "kernel.timeout_overrun_ms",
+        millis(median(&mut overruns)),
+        "ms",
+    );
+
+    // Eight 100 ms children, sequential then concurrent.
+    let argv = ["sleep", "0.1"];
+    let t = Instant::now();
+    for _ in 0..8 {
+        kernel.run(&argv).map_err(|e| e.to_string())?;
+    }
+    let sequential = t.elapsed();
+    let t = Instant::now();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8).map(|_| scope.spawn(|| kernel.run(&argv))).collect();
+        handles
+            .into_iter()
+            .all(|h| h.join().is_ok_and(|r| r.is_ok()))
+    })
+    .then_some(())
+    .ok_or("a concurrent run failed")?;
+    let concurrent = t.elapsed();
+    figures.add(
+        "kernel.concurrent_speedup",
+        sequential.as_secs_f64() / concurrent.as_secs_f64(),
+        "ratio",
+    );
+    Ok(())
+}
+
+/// Resets the peak-RSS mark, floods 1 GiB through the kernel and returns the
+/// resident memory before and the peak during, in MiB.
+fn flood_rss(kernel: &Kernel) -> Result<(f64, f64), String> {
+    // Writing 5 to clear_refs resets VmHWM to the current RSS (Linux >= 4.0).
+    std::fs::write("/proc/self/clear_refs", "5").map_err(|e| format!("clear_refs: {e}"))?;
+    let baseline = status_kib("VmRSS")?;
+    let outcome = kernel
+        .run(&["head", "-c", "1073741824", "/dev/zero"])
+        .map_err(|e| e.to_string())?;
+    if outcome.output.total_bytes() != 1 << 30 {
+        return Err(format!(
+            "flood: read {} bytes",
+            outcome.output.total_bytes()
+        ));
+    }
+    let peak = status_kib("VmHWM")?;
+    Ok((baseline / 1024.0, peak / 1024.0))
+}
+
+fn status_kib(field: &str) -> Result<f64, String> {
+    let status = std::fs::read_to_string("/proc/self/status").map_err(|e| e.to_string())?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| format!("no {field} in /proc/self/status"))
+}
+
+pub(crate) fn median(values: &mut [Duration]) -> Duration {
+    values.sort();
+    values.get(values.len() / 2).copied().unwrap_or_default()
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
