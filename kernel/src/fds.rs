@@ -1,18 +1,18 @@
 //! Keeping the parent's file descriptors out of every child.
 
 use std::os::fd::{BorrowedFd, RawFd};
-use std::sync::Once;
 
 use nix::fcntl::{FcntlArg, FdFlag, fcntl};
 
-static MARK_ONCE: Once = Once::new();
-
-/// Marks every descriptor above 2 that this process holds close-on-exec, once
-/// per process. Descriptors the Rust standard library opens are already
-/// close-on-exec; this catches the ones inherited from the parent process or
-/// opened by foreign code.
+/// Marks every descriptor above 2 that this process holds close-on-exec.
+///
+/// Called when a kernel is built, not per spawn (which would need a
+/// `pre_exec` hook and leave the fast `posix_spawn` path). Descriptors the
+/// Rust standard library opens are already close-on-exec; this catches the
+/// ones inherited from the parent process or opened by foreign code before
+/// the kernel was built.
 pub(crate) fn mark_inherited_close_on_exec() {
-    MARK_ONCE.call_once(|| {
+    {
         for fd in open_descriptors() {
             if fd <= 2 {
                 continue;
@@ -27,7 +27,7 @@ pub(crate) fn mark_inherited_close_on_exec() {
                 let _ = fcntl(borrowed, FcntlArg::F_SETFD(flags));
             }
         }
-    });
+    }
 }
 
 fn open_descriptors() -> Vec<RawFd> {

@@ -163,8 +163,8 @@ impl KernelBuilder {
 
     /// Checks and canonicalizes the root and builds the kernel.
     ///
-    /// The first build in a process also marks every inherited file
-    /// descriptor above 2 close-on-exec, so none leaks into a child.
+    /// Building also marks every file descriptor above 2 that the process
+    /// holds close-on-exec, so none leaks into a child.
     pub fn build(self) -> Result<Kernel, KernelError> {
         let root =
             std::fs::canonicalize(&self.root).map_err(|source| KernelError::RootMissing {

@@ -1,0 +1,215 @@
+//! Building a kernel, resolving programs, the environment and descriptors.
+
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::PermissionsExt;
+
+use jig_kernel::{Kernel, KernelError};
+
+use crate::Workspace;
+
+#[test]
+fn a_missing_root_is_its_own_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let error = Kernel::builder(dir.path().join("nope"))
+        .build()
+        .unwrap_err();
+    assert!(matches!(error, KernelError::RootMissing { .. }), "{error}");
+}
+
+#[test]
+fn a_root_that_is_a_file_is_its_own_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let error = Kernel::builder(&file).build().unwrap_err();
+    assert!(
+        matches!(error, KernelError::RootNotDirectory { .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn the_root_is_canonical_and_is_the_working_directory() {
+    let ws = Workspace::new();
+    let link = ws.path("link");
+    std::os::unix::fs::symlink(ws.dir.path(), &link).unwrap();
+    let kernel = Kernel::builder(&link).build().unwrap();
+    assert_eq!(kernel.root(), std::fs::canonicalize(ws.dir.path()).unwrap());
+    let outcome = kernel.run(&["pwd"]).unwrap();
+    assert_eq!(
+        outcome.output.text(),
+        format!("{}\n", kernel.root().display())
+    );
+}
+
+#[test]
+fn a_missing_program_is_its_own_error() {
+    let ws = Workspace::new();
+    let error = ws.kernel.run(&["no-such-program-jig"]).unwrap_err();
+    assert!(
+        matches!(error, KernelError::ProgramNotFound { .. }),
+        "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "program `no-such-program-jig` not found on the search path /usr/local/bin:/usr/bin:/bin"
+    );
+}
+
+#[test]
+fn a_non_executable_file_is_its_own_error() {
+    let ws = Workspace::new();
+    let script = ws.path("script");
+    std::fs::write(&script, "echo hi\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let error = ws.kernel.run(&["./script"]).unwrap_err();
+    assert!(
+        matches!(error, KernelError::NotExecutable { .. }),
+        "{error}"
+    );
+    // Executable bit but no interpreter line and not a binary: exec fails.
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(&script, [0u8, 1, 2, 3]).unwrap();
+    let error = ws.kernel.run(&["./script"]).unwrap_err();
+    assert!(
+        matches!(error, KernelError::NotExecutable { .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn programs_resolve_on_the_fixed_search_path_only() {
+    let ws = Workspace::new();
+    let bin = ws.path("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let kernel = Kernel::builder(ws.dir.path())
+        .search_path([&bin])
+        .build()
+        .unwrap();
+    assert!(matches!(
+        kernel.run(&["echo", "x"]).unwrap_err(),
+        KernelError::ProgramNotFound { .. }
+    ));
+    assert_eq!(
+        ws.kernel
+            .resolve("echo".as_ref())
+            .unwrap()
+            .parent()
+            .unwrap()
+            .to_str()
+            .unwrap(),
+        ws.kernel
+            .search_path()
+            .iter()
+            .find(|d| d.join("echo").exists())
+            .unwrap()
+            .to_str()
+            .unwrap()
+    );
+}
+
+#[test]
+fn empty_argv_and_nul_bytes_are_errors() {
+    let ws = Workspace::new();
+    let empty: [&str; 0] = [];
+    assert!(matches!(
+        ws.kernel.run(&empty).unwrap_err(),
+        KernelError::EmptyArgv
+    ));
+    assert!(matches!(
+        ws.kernel.run(&["echo", "a\0b"]).unwrap_err(),
+        KernelError::NulInArgument { index: 1 }
+    ));
+}
+
+#[test]
+fn the_environment_is_the_allow_list_only() {
+    // Cargo sets CARGO_MANIFEST_DIR in the environment of every test process.
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some() || std::env::var_os("PATH").is_some());
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = Kernel::builder(dir.path())
+        .env("JIG_EXTRA", "named by the integrator")
+        .build()
+        .unwrap();
+    let outcome = kernel
+        .run_with(
+            &["env"],
+            &jig_kernel::RunOptions::new(kernel.limits().with_max_output(1 << 16)),
+        )
+        .unwrap();
+    let mut keys: Vec<String> = outcome
+        .output
+        .text()
+        .lines()
+        .filter_map(|l| l.split_once('=').map(|(k, _)| k.to_owned()))
+        .collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["HOME", "JIG_EXTRA", "LANG", "PATH", "TERM", "TMPDIR"]
+    );
+    let text = outcome.output.text();
+    assert!(text.contains(&format!("HOME={}\n", kernel.root().display())));
+    assert!(text.contains("PATH=/usr/local/bin:/usr/bin:/bin\n"));
+    assert!(text.contains("LANG=C.UTF-8\n"));
+}
+
+#[test]
+fn no_descriptor_beyond_the_standard_three_reaches_the_child() {
+    // A descriptor the parent holds without close-on-exec, as a foreign
+    // library or the parent's parent might leave it.
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::File::create(dir.path().join("held-open")).unwrap();
+    let flags = nix::fcntl::FdFlag::empty();
+    nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFD(flags)).unwrap();
+    let inheritable = file.as_raw_fd();
+    let kernel = Kernel::builder(dir.path()).build().unwrap();
+    // The shell lists its own descriptors (ls's own directory handle is in
+    // the ls process, not in the shell's).
+    let outcome = kernel.run(&["sh", "-c", "ls /proc/$$/fd"]).unwrap();
+    let mut fds: Vec<i32> = outcome
+        .output
+        .text()
+        .split_whitespace()
+        .map(|f| f.parse().unwrap())
+        .collect();
+    fds.sort();
+    assert_eq!(fds, [0, 1, 2], "descriptor {inheritable} must not leak");
+}
+
+#[test]
+fn stdin_is_at_end_of_file() {
+    let ws = Workspace::new();
+    let outcome = ws.kernel.run(&["cat"]).unwrap();
+    assert_eq!(outcome.exit_code(), Some(0));
+    assert!(!outcome.timed_out());
+    assert_eq!(outcome.output.text(), "");
+}
+
+#[test]
+fn eight_threads_run_at_once() {
+    let ws = Workspace::new();
+    let kernel = &ws.kernel;
+    let outcomes: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|i| {
+                scope.spawn(move || {
+                    kernel
+                        .run(&["sh", "-c", &format!("sleep 0.2; echo call {i}")])
+                        .unwrap()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (i, outcome) in outcomes.iter().enumerate() {
+        assert_eq!(outcome.exit_code(), Some(0));
+        assert_eq!(outcome.output.text(), format!("call {i}\n"));
+    }
+}
+
+#[test]
+fn a_kernel_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync + Clone>() {}
+    assert_send_sync::<Kernel>();
+}
