@@ -110,8 +110,9 @@ pub const DEFAULT_DENIED_PREFIXES: &[&str] = &["mkfs."];
 /// (`rm`, `/bin/rm`, `./rm`, `../bin/rm`: the last path component decides).
 ///
 /// Start from [`DenyList::default`] and [`deny`](Self::deny) more; removing
-/// an entry goes through the visibly named [`dangerous_allow`]
-/// (Self::dangerous_allow), and replacing the whole list through
+/// an entry goes through the visibly named
+/// [`dangerous_allow`](Self::dangerous_allow), and replacing the whole list
+/// through
 /// [`dangerous_replace`](Self::dangerous_replace).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DenyList {

@@ -44,6 +44,10 @@ pub struct Invocation {
     /// Set when a rule says a person must approve this call first; the
     /// string says which rule.
     pub needs_approval: Option<String>,
+    /// The call's path arguments resolved to absolute paths inside the
+    /// workspace (symbolic links followed), for hooks and observers; the
+    /// argv itself holds the values as the model wrote them.
+    pub paths: Vec<std::path::PathBuf>,
 }
 
 impl Invocation {
@@ -55,6 +59,7 @@ impl Invocation {
             env: Vec::new(),
             read_only: false,
             needs_approval: None,
+            paths: Vec::new(),
         }
     }
 
@@ -67,6 +72,12 @@ impl Invocation {
     /// This invocation with one more environment variable.
     pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// This invocation with one more resolved path argument.
+    pub fn with_path(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.paths.push(path.into());
         self
     }
 
@@ -126,6 +137,8 @@ impl std::fmt::Display for Refusal {
         f.write_str(&self.render())
     }
 }
+
+impl std::error::Error for Refusal {}
 
 /// What one call came to.
 #[derive(Debug, Clone, PartialEq, Eq)]

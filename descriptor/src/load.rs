@@ -1,0 +1,286 @@
+//! Loading descriptor files: read, parse, check against the schema, build
+//! through the lineage.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use jig_lineage::{CommandSpec, CommandTool, DenyList, SpecError, Tool, ToolForm};
+use serde_json::Value;
+
+use crate::error::{DescriptorError, Location, Problem};
+use crate::format::{complaint, validator};
+use crate::locate::{Found, duplicate_key, line_column, locate, offset_of};
+
+/// The suffix of descriptor files; other files in the folder are ignored.
+pub const DESCRIPTOR_SUFFIX: &str = ".tool.json";
+
+/// The largest descriptor file read, in bytes.
+pub const MAX_DESCRIPTOR_BYTES: u64 = 1 << 20;
+
+/// What loading a folder came to: the tools that loaded, and one error per
+/// file that did not.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct LoadReport {
+    /// The tools, in file name order.
+    pub tools: Vec<CommandTool>,
+    /// The bad files (error 613), in file name order.
+    pub errors: Vec<DescriptorError>,
+}
+
+/// Loads every `*.tool.json` file of `dir` (not its subfolders), in file
+/// name order. A bad file is reported and skipped; the others load. A name
+/// in `reserved` (the built-in tools') or taken by an earlier file is an
+/// error naming both. A folder that does not exist holds no tools.
+pub fn load_dir(dir: &Path, deny: &DenyList, reserved: &[&str]) -> LoadReport {
+    let mut report = LoadReport::default();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return report,
+        Err(source) => {
+            report
+                .errors
+                .push(whole_file(dir.to_path_buf(), Problem::Read { source }));
+            return report;
+        }
+    };
+    let mut files: Vec<(OsString, PathBuf)> = Vec::new();
+    for entry in entries {
+        match entry {
+            Ok(entry) => {
+                let name = entry.file_name();
+                let path = entry.path();
+                if name
+                    .as_encoded_bytes()
+                    .ends_with(DESCRIPTOR_SUFFIX.as_bytes())
+                    && path.is_file()
+                {
+                    files.push((name, path));
+                }
+            }
+            Err(source) => report
+                .errors
+                .push(whole_file(dir.to_path_buf(), Problem::Read { source })),
+        }
+    }
+    files.sort();
+    let mut taken: Vec<(String, PathBuf)> = Vec::new();
+    for (_, path) in files {
+        let text = match read(&path) {
+            Ok(text) => text,
+            Err(error) => {
+                report.errors.push(error);
+                continue;
+            }
+        };
+        let tool = match parse_str(&text, &path, deny) {
+            Ok(tool) => tool,
+            Err(error) => {
+                report.errors.push(error);
+                continue;
+            }
+        };
+        let name = tool.name().to_owned();
+        let clash = if reserved.contains(&name.as_str()) {
+            Some(Problem::Reserved { name: name.clone() })
+        } else {
+            taken
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, other)| Problem::NameTaken {
+                    name: name.clone(),
+                    other: other.clone(),
+                })
+        };
+        match clash {
+            Some(problem) => report
+                .errors
+                .push(at_pointer(&path, &text, "/name", problem)),
+            None => {
+                taken.push((name, path));
+                report.tools.push(tool);
+            }
+        }
+    }
+    report
+}
+
+/// Loads one descriptor file.
+pub fn load_file(path: &Path, deny: &DenyList) -> Result<CommandTool, DescriptorError> {
+    parse_str(&read(path)?, path, deny)
+}
+
+/// Reads a file, refusing files larger than [`MAX_DESCRIPTOR_BYTES`].
+fn read(path: &Path) -> Result<String, DescriptorError> {
+    let fail = |problem| whole_file(path.to_path_buf(), problem);
+    let file = std::fs::File::open(path).map_err(|source| fail(Problem::Read { source }))?;
+    let mut bytes = Vec::new();
+    let read = file
+        .take(MAX_DESCRIPTOR_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| fail(Problem::Read { source }))?;
+    if read as u64 > MAX_DESCRIPTOR_BYTES {
+        let size = std::fs::metadata(path).map_or(read as u64, |m| m.len());
+        return Err(fail(Problem::TooLarge {
+            size,
+            limit: MAX_DESCRIPTOR_BYTES,
+        }));
+    }
+    String::from_utf8(bytes).map_err(|error| {
+        let valid = error.utf8_error().valid_up_to();
+        let prefix = String::from_utf8_lossy(error.as_bytes().get(..valid).unwrap_or_default());
+        let (line, column) = line_column(&prefix, prefix.len());
+        DescriptorError {
+            path: path.to_path_buf(),
+            location: Some(Location {
+                line,
+                column,
+                span: valid..valid + 1,
+            }),
+            pointer: None,
+            problem: Box::new(Problem::NotUtf8),
+        }
+    })
+}
+
+/// Parses the text of a descriptor file and builds its tool. `path` is the
+/// file's name in messages.
+///
+/// In order: JSON syntax, duplicate keys, the descriptor schema, then
+/// [`CommandTool::build`] (template, deny list, slots); the first problem
+/// is the error.
+pub fn parse_str(text: &str, path: &Path, deny: &DenyList) -> Result<CommandTool, DescriptorError> {
+    let mut value: Value = serde_json::from_str(text).map_err(|error| {
+        let offset = offset_of(text, error.line(), error.column());
+        let message = error.to_string();
+        let suffix = format!(" at line {} column {}", error.line(), error.column());
+        let message = message.strip_suffix(&suffix).unwrap_or(&message).to_owned();
+        located(path, text, None, offset..offset, Problem::Json { message })
+    })?;
+    if let Some((pointer, key)) = duplicate_key(text) {
+        let name = pointer.rsplit('/').next().unwrap_or_default();
+        let key_name = name.replace("~1", "/").replace("~0", "~");
+        return Err(located(
+            path,
+            text,
+            Some(pointer),
+            key,
+            Problem::DuplicateKey { key: key_name },
+        ));
+    }
+    check_schema(text, path, &value)?;
+    if let Some(object) = value.as_object_mut() {
+        object.remove("$schema");
+    }
+    let spec: CommandSpec = serde_json::from_value(value).map_err(|error| {
+        whole_file(
+            path.to_path_buf(),
+            Problem::Json {
+                message: error.to_string(),
+            },
+        )
+    })?;
+    let command = spec.template.clone();
+    CommandTool::build(spec, deny, ToolForm::Descriptor)
+        .map_err(|error| spec_error(path, text, &command, error))
+}
+
+fn check_schema(text: &str, path: &Path, value: &Value) -> Result<(), DescriptorError> {
+    let validator = validator().map_err(|message| {
+        whole_file(
+            path.to_path_buf(),
+            Problem::Schema {
+                message: format!("the descriptor schema does not compile: {message}"),
+            },
+        )
+    })?;
+    if validator.is_valid(value) {
+        return Ok(());
+    }
+    let first = validator
+        .iter_errors(value)
+        .map(|error| {
+            let complaint = complaint(&error);
+            let found = locate(text, &complaint.pointer);
+            let span = found
+                .map(|f| pick(text, f, complaint.at_key))
+                .unwrap_or(0..0);
+            (span, complaint)
+        })
+        .min_by_key(|(span, _)| (span.start, span.end));
+    match first {
+        Some((span, complaint)) => Err(located(
+            path,
+            text,
+            Some(complaint.pointer),
+            span,
+            Problem::Schema {
+                message: complaint.message,
+            },
+        )),
+        None => Ok(()),
+    }
+}
+
+fn spec_error(path: &Path, text: &str, command: &str, error: SpecError) -> DescriptorError {
+    let pointer = error.pointer();
+    let found = locate(text, &pointer);
+    // Inside the command string, point at the token when the string holds
+    // no escapes (so template offsets are file offsets).
+    let inner = match (&found, error.template_span(command)) {
+        (Some(found), Some((at, len))) => text
+            .get(found.value.clone())
+            .filter(|raw| !raw.contains('\\'))
+            .map(|_| found.value.start + 1 + at..found.value.start + 1 + at + len),
+        _ => None,
+    };
+    let span = inner
+        .or_else(|| found.map(|f| pick(text, f, false)))
+        .unwrap_or(0..0);
+    located(path, text, Some(pointer), span, Problem::Spec(error))
+}
+
+/// The key when asked or when the value is an object (the member is the
+/// problem, and its key is shorter to point at); the value otherwise.
+fn pick(text: &str, found: Found, at_key: bool) -> std::ops::Range<usize> {
+    let object = text
+        .get(found.value.clone())
+        .is_some_and(|v| v.starts_with('{'));
+    match found.key {
+        Some(key) if at_key || object => key,
+        _ => found.value,
+    }
+}
+
+fn at_pointer(path: &Path, text: &str, pointer: &str, problem: Problem) -> DescriptorError {
+    let span = locate(text, pointer)
+        .map(|f| pick(text, f, false))
+        .unwrap_or(0..0);
+    located(path, text, Some(pointer.to_owned()), span, problem)
+}
+
+fn located(
+    path: &Path,
+    text: &str,
+    pointer: Option<String>,
+    span: std::ops::Range<usize>,
+    problem: Problem,
+) -> DescriptorError {
+    let (line, column) = line_column(text, span.start);
+    DescriptorError {
+        path: path.to_path_buf(),
+        location: Some(Location { line, column, span }),
+        pointer,
+        problem: Box::new(problem),
+    }
+}
+
+fn whole_file(path: PathBuf, problem: Problem) -> DescriptorError {
+    DescriptorError {
+        path,
+        location: None,
+        pointer: None,
+        problem: Box::new(problem),
+    }
+}

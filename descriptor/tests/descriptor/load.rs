@@ -1,0 +1,179 @@
+//! Loading folders: suffix, order, clashes, skipping bad files, and the
+//! loaded tools run for real.
+
+use serde_json::json;
+
+use crate::{SEARCH_TEXT, Tools};
+use jig_descriptor::{MAX_DESCRIPTOR_BYTES, Problem, load_dir, load_file};
+use jig_kernel::Kernel;
+use jig_lineage::{BUILTIN_NAMES, DenyList, RunContext, Tool, ToolForm};
+
+fn named(name: &str, program: &str) -> String {
+    format!(
+        r#"{{"name": "{name}", "description": "d", "command": "{program} {{path}}",
+            "arguments": {{"path": {{"type": "path", "default": "."}}}}}}"#
+    )
+}
+
+#[test]
+fn only_tool_json_files_in_name_order() {
+    let tools = Tools::new();
+    tools.write("b.tool.json", named("b_tool", "ls"));
+    tools.write("a.tool.json", named("a_tool", "ls"));
+    tools.write("c.tool.json.bak", named("c_tool", "ls"));
+    tools.write("d.json", named("d_tool", "ls"));
+    tools.write("README.md", "not a tool");
+    std::fs::create_dir(tools.path().join("sub.tool.json")).unwrap();
+    std::fs::create_dir(tools.path().join("nested")).unwrap();
+    std::fs::write(
+        tools.path().join("nested/e.tool.json"),
+        named("e_tool", "ls"),
+    )
+    .unwrap();
+    let report = load_dir(tools.path(), &DenyList::default(), BUILTIN_NAMES);
+    let names: Vec<&str> = report.tools.iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["a_tool", "b_tool"]);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(
+        report
+            .tools
+            .iter()
+            .all(|t| t.form() == ToolForm::Descriptor)
+    );
+}
+
+#[test]
+fn missing_folder_holds_no_tools() {
+    let tools = Tools::new();
+    let report = load_dir(
+        &tools.path().join("absent"),
+        &DenyList::default(),
+        BUILTIN_NAMES,
+    );
+    assert!(report.tools.is_empty() && report.errors.is_empty());
+}
+
+#[test]
+fn bad_files_are_skipped_and_the_rest_load() {
+    let tools = Tools::new();
+    tools.write("1.tool.json", named("first", "ls"));
+    tools.write("2.tool.json", "{ not json");
+    tools.write("3.tool.json", named("wipe", "rm"));
+    tools.write("4.tool.json", named("grep", "ls"));
+    tools.write("5.tool.json", named("first", "wc"));
+    tools.write("6.tool.json", named("last", "wc"));
+    let report = load_dir(tools.path(), &DenyList::default(), BUILTIN_NAMES);
+    let names: Vec<&str> = report.tools.iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["first", "last"]);
+    let files: Vec<String> = report
+        .errors
+        .iter()
+        .map(|e| e.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        files,
+        ["2.tool.json", "3.tool.json", "4.tool.json", "5.tool.json"]
+    );
+    assert!(report.errors.iter().all(|e| e.code().code() == 613));
+    match &*report.errors[3].problem {
+        Problem::NameTaken { name, other } => {
+            assert_eq!(name, "first");
+            assert_eq!(other, &tools.path().join("1.tool.json"));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn deny_list_and_reserved_names_are_the_callers() {
+    let tools = Tools::new();
+    tools.write("a.tool.json", named("lister", "ls"));
+    let report = load_dir(tools.path(), &DenyList::default().deny(["ls"]), &[]);
+    assert!(report.tools.is_empty());
+    assert!(matches!(*report.errors[0].problem, Problem::Spec(_)));
+    let report = load_dir(tools.path(), &DenyList::default(), &["lister"]);
+    assert!(matches!(
+        *report.errors[0].problem,
+        Problem::Reserved { .. }
+    ));
+}
+
+#[test]
+fn oversized_files_are_refused_unread() {
+    let tools = Tools::new();
+    let big = format!(
+        "{{\"name\": \"x\", \"description\": \"{}\"}}",
+        "a".repeat(MAX_DESCRIPTOR_BYTES as usize)
+    );
+    let path = tools.write("big.tool.json", big);
+    let error = load_file(&path, &DenyList::default()).unwrap_err();
+    assert!(
+        matches!(*error.problem, Problem::TooLarge { .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn loaded_tools_run_for_real() {
+    let tools = Tools::new();
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::create_dir(workspace.path().join("src")).unwrap();
+    std::fs::write(
+        workspace.path().join("src/a.rs"),
+        "// TODO: one\nfn a() {}\n",
+    )
+    .unwrap();
+    tools.write("search.tool.json", SEARCH_TEXT);
+    tools.write(
+        "lines.tool.json",
+        r#"{"name": "head_lines", "description": "First lines of a file",
+            "command": "head -n {count} {file}",
+            "arguments": {"count": {"type": "number", "default": 1},
+                          "file": {"type": "path", "required": true}}}"#,
+    );
+    let report = load_dir(tools.path(), &DenyList::default(), BUILTIN_NAMES);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    let kernel = Kernel::builder(workspace.path()).build().unwrap();
+    let context = RunContext::new(&kernel);
+    let search = report
+        .tools
+        .iter()
+        .find(|t| t.name() == "search_text")
+        .unwrap();
+    let result = search.run(&json!({"pattern": "TODO"}), &context);
+    assert!(
+        result.text().contains("./src/a.rs:1:// TODO: one"),
+        "{}",
+        result.text()
+    );
+    assert!(
+        search
+            .check(&json!({"pattern": "x"}), &kernel)
+            .unwrap()
+            .read_only
+    );
+    let head = report
+        .tools
+        .iter()
+        .find(|t| t.name() == "head_lines")
+        .unwrap();
+    let result = head.run(&json!({"file": "src/a.rs", "count": "2"}), &context);
+    assert_eq!(
+        result.outcome().unwrap().output.text(),
+        "// TODO: one\nfn a() {}\n"
+    );
+    let refused = search.run(&json!({"pattern": "x", "path": "../.."}), &context);
+    assert!(
+        refused
+            .text()
+            .starts_with("error 614 (slot_invalid): slot \"path\""),
+        "{}",
+        refused.text()
+    );
+    let refused = head.run(&json!({"file": "src/a.rs", "count": "1; id"}), &context);
+    assert!(
+        refused.text().starts_with("error 614"),
+        "{}",
+        refused.text()
+    );
+}

@@ -1,0 +1,284 @@
+//! The `FullPreset` builder: one place that wires every layer.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use jig_kernel::{Kernel, KernelError, Limits};
+use jig_lineage::{DenyList, Tool};
+use jig_policy::{
+    ApprovalMiddleware, Approver, AuditSink, Chain, PolicyConfig, PolicyError, PolicyMiddleware,
+    ToolPolicy,
+};
+
+use crate::Registry;
+
+/// Where descriptor tools come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DescriptorSource {
+    /// `<root>/.jig/tools` when it exists.
+    Default,
+    /// This folder (which must exist).
+    Dir(PathBuf),
+    /// No descriptor tools.
+    Off,
+}
+
+/// Why a preset could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PresetError {
+    /// The kernel could not be built (missing root...).
+    #[error(transparent)]
+    Kernel(#[from] KernelError),
+    /// The policy names an unknown tool.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// Two code-form tools have the same name.
+    #[error("two tools are named `{name}`; tool names must be unique")]
+    DuplicateTool {
+        /// The name used twice.
+        name: String,
+    },
+    /// The descriptor folder given could not be read.
+    #[error("cannot read the descriptor folder {}: {source}", path.display())]
+    DescriptorDir {
+        /// The folder.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// A per-tool output budget names an unknown tool.
+    #[error("an output budget names unknown tool `{name}`; known tools: {known}")]
+    UnknownBudget {
+        /// The unknown name.
+        name: String,
+        /// The registered names, comma-separated.
+        known: String,
+    },
+}
+
+/// What [`FullPreset::build`] gives: the registry, and the descriptor files
+/// that were skipped (error 613), which are reported, not fatal.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Built {
+    /// The registry of visible tools.
+    pub registry: Registry,
+    /// One 613 error per skipped descriptor file.
+    pub descriptor_errors: Vec<jig_descriptor::DescriptorError>,
+}
+
+/// The builder an integrator starts from: built-in command tools on,
+/// descriptor tools loaded from a folder by default, the exec tool off, the
+/// runtime policy first on every call.
+pub struct FullPreset {
+    root: PathBuf,
+    limits: Limits,
+    search_path: Option<Vec<PathBuf>>,
+    builtins: bool,
+    descriptors: DescriptorSource,
+    command_tools: Vec<Arc<dyn Tool>>,
+    deny: DenyList,
+    policy: PolicyConfig,
+    approver: Option<Arc<dyn Approver>>,
+    budgets: BTreeMap<String, usize>,
+    audit: Option<Arc<dyn AuditSink>>,
+}
+
+impl std::fmt::Debug for FullPreset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FullPreset")
+            .field("root", &self.root)
+            .field("limits", &self.limits)
+            .field("builtins", &self.builtins)
+            .field("descriptors", &self.descriptors)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FullPreset {
+    /// A preset whose every command runs in `root` (the agent's workspace).
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self {
+            root: root.into(),
+            limits: Limits::default(),
+            search_path: None,
+            builtins: true,
+            descriptors: DescriptorSource::Default,
+            command_tools: Vec::new(),
+            deny: DenyList::default(),
+            policy: PolicyConfig::default(),
+            approver: None,
+            budgets: BTreeMap::new(),
+            audit: None,
+        }
+    }
+
+    /// Sets the kernel limits of every call.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the timeout of every call.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.limits = self.limits.with_timeout(timeout);
+        self
+    }
+
+    /// Sets the default output budget of every call, in bytes.
+    pub fn with_max_output(mut self, bytes: usize) -> Self {
+        self.limits = self.limits.with_max_output(bytes);
+        self
+    }
+
+    /// Sets the output budget of one tool, in bytes.
+    pub fn with_output_budget(mut self, tool: impl Into<String>, bytes: usize) -> Self {
+        self.budgets.insert(tool.into(), bytes);
+        self
+    }
+
+    /// Replaces the kernel's program search path.
+    pub fn with_search_path<I, P>(mut self, dirs: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.search_path = Some(dirs.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Leaves out the built-in command tools (grep, find, sed_print).
+    pub fn without_builtins(mut self) -> Self {
+        self.builtins = false;
+        self
+    }
+
+    /// Loads descriptor tools from `dir` instead of `<root>/.jig/tools`.
+    pub fn with_descriptor_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.descriptors = DescriptorSource::Dir(dir.into());
+        self
+    }
+
+    /// Loads no descriptor tools.
+    pub fn without_descriptors(mut self) -> Self {
+        self.descriptors = DescriptorSource::Off;
+        self
+    }
+
+    /// Adds code-form tools.
+    pub fn with_command_tools<I, T>(mut self, tools: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Tool + 'static,
+    {
+        self.command_tools
+            .extend(tools.into_iter().map(|t| Arc::new(t) as Arc<dyn Tool>));
+        self
+    }
+
+    /// Adds an already shared tool.
+    pub fn with_tool(mut self, tool: Arc<dyn Tool>) -> Self {
+        self.command_tools.push(tool);
+        self
+    }
+
+    /// Replaces the deny-binaries list shared by every form.
+    pub fn with_deny_list(mut self, deny: DenyList) -> Self {
+        self.deny = deny;
+        self
+    }
+
+    /// Sets the policy: visible tools, runtime allow and deny lists.
+    pub fn with_policy(mut self, policy: PolicyConfig) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Sets the approver asked before calls that need approval.
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Records one audit event per call into `sink` (they also always go
+    /// through `tracing`).
+    pub fn with_audit(mut self, sink: Arc<dyn AuditSink>) -> Self {
+        self.audit = Some(sink);
+        self
+    }
+
+    /// Builds the kernel, loads the tools, checks the policy against them
+    /// and returns the registry with the descriptor files that were skipped.
+    pub fn build(self) -> Result<Built, PresetError> {
+        let mut kernel = Kernel::builder(&self.root).limits(self.limits);
+        if let Some(dirs) = &self.search_path {
+            kernel = kernel.search_path(dirs.iter().cloned());
+        }
+        let kernel = kernel.build()?;
+
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        if self.builtins {
+            tools.extend(crate::wiring::builtin_tools(&self.deny));
+        }
+        for tool in self.command_tools {
+            if tools.iter().any(|t| t.name() == tool.name()) {
+                return Err(PresetError::DuplicateTool {
+                    name: tool.name().to_owned(),
+                });
+            }
+            tools.push(tool);
+        }
+        let descriptor_dir = match &self.descriptors {
+            DescriptorSource::Default => {
+                let dir = kernel.root().join(".jig").join("tools");
+                dir.is_dir().then_some(dir)
+            }
+            DescriptorSource::Dir(dir) => Some(dir.clone()),
+            DescriptorSource::Off => None,
+        };
+        let mut descriptor_errors = Vec::new();
+        if let Some(dir) = descriptor_dir {
+            let dir = resolve_dir(&self.root, &dir);
+            let reserved: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
+            let (loaded, errors) = crate::wiring::load_descriptors(&dir, &self.deny, &reserved)
+                .map_err(|source| PresetError::DescriptorDir { path: dir, source })?;
+            tools.extend(loaded);
+            descriptor_errors = errors;
+        }
+
+        let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+        let policy = ToolPolicy::new(&self.policy, &names)?;
+        for name in self.budgets.keys() {
+            if !names.contains(&name.as_str()) {
+                return Err(PresetError::UnknownBudget {
+                    name: name.clone(),
+                    known: names.join(", "),
+                });
+            }
+        }
+        if let Some(enabled) = &self.policy.enabled {
+            tools.retain(|t| enabled.iter().any(|e| e == t.name()));
+        }
+        let chain = Chain::new()
+            .with(PolicyMiddleware::new(policy.clone()))
+            .with(ApprovalMiddleware::new(self.approver));
+        Ok(Built {
+            registry: Registry::new(kernel, tools, policy, chain, self.budgets, self.audit),
+            descriptor_errors,
+        })
+    }
+}
+
+/// A relative descriptor folder is taken relative to the current directory
+/// of the integrator's process, as a command-line user expects; `root` is
+/// used only when the folder does not exist there.
+fn resolve_dir(root: &Path, dir: &Path) -> PathBuf {
+    if dir.is_absolute() || dir.exists() {
+        dir.to_path_buf()
+    } else {
+        root.join(dir)
+    }
+}

@@ -1,0 +1,233 @@
+//! The registry: the visible tools, their schemas, and dispatch of one call
+//! through the policy chain to a tool and the kernel.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use jig_kernel::{CancelToken, Kernel, Limits};
+use jig_lineage::{ErrorCode, Invocation, Refusal, RunContext, Tool, ToolResult, execute};
+use jig_policy::{AuditEvent, AuditSink, Call, Chain, ToolPolicy, Verdict, policy_refusal};
+use serde_json::Value;
+
+use crate::schema::{SchemaFormat, export};
+
+/// The tools a model can see and the one way to call them.
+///
+/// Every call goes through the policy chain first (allow/deny lists, then
+/// approvals), then the tool's validation, then the kernel. The registry is
+/// `Send + Sync`: share it across threads behind an `Arc`.
+pub struct Registry {
+    kernel: Kernel,
+    tools: Vec<Arc<dyn Tool>>,
+    by_name: BTreeMap<String, usize>,
+    policy: ToolPolicy,
+    chain: Chain,
+    budgets: BTreeMap<String, usize>,
+    audit: Option<Arc<dyn AuditSink>>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("root", &self.kernel.root())
+            .field("tools", &self.by_name.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Options of one dispatch.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct DispatchOptions {
+    /// Cancels the call (its whole process group) from another thread.
+    pub cancel: Option<CancelToken>,
+}
+
+impl DispatchOptions {
+    /// Options with a cancel token.
+    pub fn with_cancel(cancel: CancelToken) -> Self {
+        Self {
+            cancel: Some(cancel),
+        }
+    }
+}
+
+impl Registry {
+    /// A registry of `tools` (the visible ones, in order), calls going
+    /// through `chain`.
+    pub(crate) fn new(
+        kernel: Kernel,
+        tools: Vec<Arc<dyn Tool>>,
+        policy: ToolPolicy,
+        chain: Chain,
+        budgets: BTreeMap<String, usize>,
+        audit: Option<Arc<dyn AuditSink>>,
+    ) -> Self {
+        let by_name = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name().to_owned(), i))
+            .collect();
+        Self {
+            kernel,
+            tools,
+            by_name,
+            policy,
+            chain,
+            budgets,
+            audit,
+        }
+    }
+
+    /// The kernel every call runs on.
+    pub fn kernel(&self) -> &Kernel {
+        &self.kernel
+    }
+
+    /// The visible tools, in registration order.
+    pub fn tools(&self) -> impl Iterator<Item = &dyn Tool> {
+        self.tools.iter().map(|t| t.as_ref())
+    }
+
+    /// The names of the visible tools, in registration order.
+    pub fn names(&self) -> Vec<&str> {
+        self.tools.iter().map(|t| t.name()).collect()
+    }
+
+    /// The visible tool called `name`.
+    pub fn tool(&self, name: &str) -> Option<&dyn Tool> {
+        self.by_name.get(name).map(|&i| self.tools[i].as_ref())
+    }
+
+    /// The visible tools' schemas, as a JSON array in `format`.
+    pub fn schemas(&self, format: SchemaFormat) -> Value {
+        Value::Array(self.tools().map(|t| export(t, format)).collect())
+    }
+
+    /// The limits of a call to `name`: the kernel's, with the tool's own
+    /// output budget when one was set.
+    pub fn limits_for(&self, name: &str) -> Limits {
+        let limits = self.kernel.limits();
+        match self.budgets.get(name) {
+            Some(&bytes) => limits.with_max_output(bytes),
+            None => limits,
+        }
+    }
+
+    /// Dispatches one call: the policy chain, the tool's validation, the
+    /// kernel. Arguments may be an object, a JSON string holding an object
+    /// (as some model APIs send them) or null (no arguments).
+    pub fn dispatch(&self, name: &str, arguments: &Value) -> ToolResult {
+        self.dispatch_with(name, arguments, &DispatchOptions::default())
+    }
+
+    /// [`dispatch`](Self::dispatch) with options (a cancel token).
+    pub fn dispatch_with(
+        &self,
+        name: &str,
+        arguments: &Value,
+        options: &DispatchOptions,
+    ) -> ToolResult {
+        let start = Instant::now();
+        let result = self.dispatch_inner(name, arguments, options);
+        let event = AuditEvent::new(name, &result, start.elapsed());
+        event.emit();
+        if let Some(sink) = &self.audit {
+            sink.record(&event);
+        }
+        result
+    }
+
+    fn dispatch_inner(
+        &self,
+        name: &str,
+        arguments: &Value,
+        options: &DispatchOptions,
+    ) -> ToolResult {
+        let tool = match self.resolve(name) {
+            Ok(tool) => tool,
+            Err(refusal) => return ToolResult::Refused(refusal),
+        };
+        let arguments = match normalize_arguments(arguments) {
+            Ok(arguments) => arguments,
+            Err(refusal) => return ToolResult::Refused(refusal),
+        };
+        let call = Call::new(tool, &arguments, &self.kernel);
+        let limits = self.limits_for(name);
+        let terminal = |call: &Call<'_>| match call.check() {
+            Ok(invocation) => {
+                let mut context = RunContext::new(call.kernel()).with_limits(limits);
+                if let Some(cancel) = &options.cancel {
+                    context = context.with_cancel(cancel.clone());
+                }
+                execute(invocation.clone(), &context)
+            }
+            Err(refusal) => ToolResult::Refused(refusal.clone()),
+        };
+        self.chain.handle(&call, &terminal)
+    }
+
+    /// Validates one call through every layer (the runtime policy, the
+    /// tool's own validation) and runs nothing: the argv that would run, or
+    /// the refusal. A call that would need approval comes back with
+    /// `needs_approval` set; no approver is asked during a dry run.
+    pub fn dry_run(&self, name: &str, arguments: &Value) -> Result<Invocation, Refusal> {
+        let tool = self.resolve(name)?;
+        if let Verdict::Deny(list) = self.policy.verdict(name) {
+            return Err(policy_refusal(name, list));
+        }
+        let arguments = normalize_arguments(arguments)?;
+        tool.check(&arguments, &self.kernel)
+    }
+
+    /// Whether this call only reads and may run concurrently with other
+    /// read-only calls. A call that would be refused is not.
+    pub fn is_concurrency_safe(&self, name: &str, arguments: &Value) -> bool {
+        let Ok(tool) = self.resolve(name) else {
+            return false;
+        };
+        let Ok(arguments) = normalize_arguments(arguments) else {
+            return false;
+        };
+        tool.check(&arguments, &self.kernel)
+            .is_ok_and(|invocation| invocation.read_only)
+    }
+
+    fn resolve(&self, name: &str) -> Result<&dyn Tool, Refusal> {
+        self.tool(name).ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::UnknownTool,
+                "registry",
+                format!(
+                    "there is no tool named `{name}`; the available tools are: {}",
+                    self.names().join(", ")
+                ),
+            )
+        })
+    }
+}
+
+/// Accepts an object, a JSON string holding an object, or null.
+fn normalize_arguments(arguments: &Value) -> Result<Value, Refusal> {
+    let invalid = |what: &str| {
+        Refusal::new(
+            ErrorCode::InvalidArguments,
+            "registry",
+            format!(
+                "the arguments must be a JSON object such as {{\"pattern\": \"TODO\"}}; {what}"
+            ),
+        )
+    };
+    match arguments {
+        Value::Object(_) => Ok(arguments.clone()),
+        Value::Null => Ok(Value::Object(serde_json::Map::new())),
+        Value::String(text) if text.trim().is_empty() => Ok(Value::Object(serde_json::Map::new())),
+        Value::String(text) => match serde_json::from_str::<Value>(text) {
+            Ok(value @ Value::Object(_)) => Ok(value),
+            Ok(_) => Err(invalid("the string holds JSON that is not an object")),
+            Err(error) => Err(invalid(&format!("the string is not valid JSON ({error})"))),
+        },
+        _ => Err(invalid("got another JSON type")),
+    }
+}
