@@ -1,0 +1,273 @@
+//! Why a command line was refused: one variant per reason, each carrying the
+//! offending input, each rendered as guidance for the model.
+
+use std::borrow::Cow;
+
+use jig_lineage::{ErrorCode, PathRefusal, Refusal};
+
+/// The layer names a refusal reports (see [`Refusal::layer`]).
+pub(crate) mod layer {
+    /// The `arguments` object itself is wrong.
+    pub(crate) const ARGUMENTS: &str = "exec.arguments";
+    /// Layer 3: the operator scan.
+    pub(crate) const OPERATOR: &str = "exec.operator";
+    /// Layer 1: the binary allow list.
+    pub(crate) const ALLOWLIST: &str = "exec.allowlist";
+    /// Layer 2: the deny-binaries list.
+    pub(crate) const DENYLIST: &str = "exec.denylist";
+    /// Layer 4: the tables of options that run code or touch files.
+    pub(crate) const FLAGS: &str = "exec.flags";
+    /// Path confinement of the arguments that name files.
+    pub(crate) const PATH: &str = "exec.path";
+    /// A permission rule with the `deny` effect.
+    pub(crate) const RULE: &str = "exec.rule";
+}
+
+/// One reason to refuse a command line. `Display` is the guidance the model
+/// reads; [`Finding::layer`] says which layer refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum Finding {
+    /// The arguments are not `{"command": "<text>"}`.
+    #[error("{problem}; call this tool with {{\"command\": \"<one command line>\"}}")]
+    Arguments { problem: String },
+
+    /// Nothing but blanks.
+    #[error("the command is empty; give one command line, for example `ls -la`")]
+    Empty,
+
+    /// A quote that is never closed, or a lone trailing backslash.
+    #[error(
+        "the command has {what}; close every quote, or write the command without quotes if it needs none"
+    )]
+    Unterminated { what: &'static str },
+
+    /// An unquoted operator.
+    #[error("{}", operator_guidance(op))]
+    Operator { op: String },
+
+    /// An unquoted `#` at the start of a word.
+    #[error(
+        "`#` at the start of a word starts a comment in a shell, so everything after it would be dropped; quote it ('#') if it is part of an argument, or remove the comment"
+    )]
+    Comment,
+
+    /// A control character, a line break or an invisible formatting
+    /// character.
+    #[error(
+        "the argument {word:?} contains a control or invisible character ({code}); write the command on one line with visible characters only"
+    )]
+    Control { word: String, code: String },
+
+    /// `$` outside single quotes.
+    #[error(
+        "the argument {word:?} uses `$`, which a shell expands (variables, $(...) command substitution, ${{...}}); nothing is expanded here: write the value itself, and put a literal `$` inside single quotes"
+    )]
+    Dollar { word: String },
+
+    /// A backtick outside single quotes.
+    #[error(
+        "the argument {word:?} uses a backtick, which a shell reads as command substitution; run the inner command on its own call and write its result literally"
+    )]
+    Backtick { word: String },
+
+    /// An unquoted glob character.
+    #[error(
+        "the argument {word:?} has an unquoted `{c}`, which a shell would expand to matching file names; quote the pattern (for example '*.rs') to pass it to the program, or name the files"
+    )]
+    Glob { word: String, c: char },
+
+    /// Unquoted brace expansion.
+    #[error(
+        "the argument {word:?} uses brace expansion ({{a,b}} or {{1..3}}), which a shell would turn into several words; write each word out, or quote the braces"
+    )]
+    Brace { word: String },
+
+    /// An unquoted leading `~`.
+    #[error(
+        "the argument {word:?} has a `~` that a shell expands to a home directory (at the start, or after `=` or `:`); write paths relative to the workspace root, or quote the `~`"
+    )]
+    Tilde { word: String },
+
+    /// A backslash before an ordinary character.
+    #[error(
+        "the argument {word:?} escapes the ordinary character `{c}` with a backslash, which only hides what the command says; remove the backslash"
+    )]
+    Escape { word: String, c: char },
+
+    /// A leading `NAME=value` word.
+    #[error(
+        "`{word}` sets an environment variable, which this tool does not allow (the environment is fixed); pass settings as the program's own options"
+    )]
+    Assignment { word: String },
+
+    /// Quotes or backslashes in the program name.
+    #[error(
+        "the program name {word:?} is quoted or escaped; write the program name plainly, for example `ls`"
+    )]
+    ProgramQuoted { word: String },
+
+    /// A shell keyword or builtin in program position.
+    #[error(
+        "`{word}` is a shell keyword or builtin, not a program, and no shell runs here; run the program you need directly, one simple command per call"
+    )]
+    Builtin { word: String },
+
+    /// The program is on the deny-binaries list.
+    #[error(
+        "the program `{program}` is never allowed (it is on the deny list of destructive programs, shells, interpreters and launchers); use a tool made for the task"
+    )]
+    Denied { program: String },
+
+    /// The program is written as a path.
+    #[error(
+        "give the program by its bare name (`{name}`), not as the path `{program}`; programs are looked up on a fixed search path"
+    )]
+    ProgramPath { program: String, name: String },
+
+    /// The program is not on the allow list.
+    #[error(
+        "the program `{program}` is not on this tool's allow list ({allowed}); use one of those, or a tool made for the task"
+    )]
+    NotAllowed { program: String, allowed: String },
+
+    /// A program that launches the command given in its arguments.
+    #[error(
+        "`{program}` runs another program given in its arguments; run the program you need directly, one simple command per call"
+    )]
+    Launcher { program: String },
+
+    /// A refused option.
+    #[error("{program}: the option `{option}` {reason}")]
+    Option {
+        program: String,
+        option: String,
+        reason: Cow<'static, str>,
+    },
+
+    /// A refused operand (non-option argument) or command form.
+    #[error("{program}: {reason}")]
+    Operand {
+        program: String,
+        operand: String,
+        reason: Cow<'static, str>,
+    },
+
+    /// A path argument outside the workspace (or a special file).
+    #[error("{program}: {source}")]
+    Path {
+        program: String,
+        #[source]
+        source: PathRefusal,
+    },
+
+    /// The program would read standard input, which is closed.
+    #[error(
+        "{program}: with no file to read it reads standard input, which is always empty here; name the file to read (and `-` is standard input too)"
+    )]
+    Stdin { program: String },
+
+    /// The repository git would use keeps its data outside the workspace.
+    #[error(
+        "git: this repository keeps its data in {gitdir:?}, outside the workspace; the exec tool runs git only on repositories stored inside the workspace"
+    )]
+    Repository { gitdir: String },
+
+    /// A permission rule with the `deny` effect matched.
+    #[error("the command matches the rule `{rule}`, which refuses it; do not retry it")]
+    RuleDenied { rule: String },
+}
+
+fn operator_guidance(op: &str) -> String {
+    let what = match op {
+        "|" | "|&" => {
+            "a pipe: no pipes here; use the program's own options instead (for example grep -c rather than | wc -l), or make two calls"
+        }
+        ";" | "&&" | "||" | ";;" | ";&" => {
+            "a command separator: one command per call; make one call for each command"
+        }
+        "\n" => "a line break: one command per call, on one line",
+        "&" => {
+            "which runs a command in the background: commands run in the foreground only, one per call"
+        }
+        "(" | ")" => {
+            "a subshell or group: no subshells; make one call per command, and quote parentheses that belong to an argument"
+        }
+        op if op.starts_with("<<") => {
+            "a here-document or here-string: no input redirection; write the text to a file with a tool made for writing, then pass the file name"
+        }
+        op if op.starts_with('<') => {
+            "an input redirection: pass the file name as an argument instead"
+        }
+        _ => {
+            "an output redirection: no redirects; the output comes back to you, and files are written with a tool made for writing"
+        }
+    };
+    format!("the command contains `{}`, {what}", op.escape_debug())
+}
+
+impl Finding {
+    /// The layer that refuses for this reason.
+    pub(crate) fn layer(&self) -> &'static str {
+        match self {
+            Finding::Arguments { .. } => layer::ARGUMENTS,
+            Finding::Empty
+            | Finding::Unterminated { .. }
+            | Finding::Operator { .. }
+            | Finding::Comment
+            | Finding::Control { .. }
+            | Finding::Dollar { .. }
+            | Finding::Backtick { .. }
+            | Finding::Glob { .. }
+            | Finding::Brace { .. }
+            | Finding::Tilde { .. }
+            | Finding::Escape { .. }
+            | Finding::Assignment { .. }
+            | Finding::ProgramQuoted { .. }
+            | Finding::Builtin { .. } => layer::OPERATOR,
+            Finding::Denied { .. } => layer::DENYLIST,
+            Finding::ProgramPath { .. } | Finding::NotAllowed { .. } => layer::ALLOWLIST,
+            Finding::Launcher { .. } | Finding::Option { .. } | Finding::Operand { .. } => {
+                layer::FLAGS
+            }
+            Finding::Path { .. } | Finding::Stdin { .. } | Finding::Repository { .. } => {
+                layer::PATH
+            }
+            Finding::RuleDenied { .. } => layer::RULE,
+        }
+    }
+
+    /// The refusal the model reads.
+    pub(crate) fn into_refusal(self) -> Refusal {
+        let code = match self {
+            Finding::Arguments { .. } => ErrorCode::InvalidArguments,
+            _ => ErrorCode::ExecRefused,
+        };
+        Refusal::new(code, self.layer(), self.to_string()).with_slot("command")
+    }
+
+    /// A refused option of `program`.
+    pub(crate) fn option(
+        program: &str,
+        option: &str,
+        reason: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Finding::Option {
+            program: program.to_owned(),
+            option: option.to_owned(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A refused operand or form of `program`.
+    pub(crate) fn operand(
+        program: &str,
+        operand: &str,
+        reason: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        Finding::Operand {
+            program: program.to_owned(),
+            operand: operand.to_owned(),
+            reason: reason.into(),
+        }
+    }
+}

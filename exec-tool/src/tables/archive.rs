@@ -1,0 +1,251 @@
+//! Archives: `tar` (listing only), `unzip` (listing, testing, printing),
+//! `zip` (writing an archive inside the workspace).
+
+use crate::class::CommandClass;
+use crate::finding::Finding;
+use crate::options::{Stop, Table, Unknown, flag, optional, path, refuse, value, walk};
+use crate::spec::{Ctx, Judge, Judged, Operands, Spec};
+
+const RUNS: &str = "runs a program of your choice; list the archive with tar -tf ARCHIVE";
+
+pub(crate) const TAR: Spec = Spec {
+    names: &["tar", "gtar"],
+    class: CommandClass::Read,
+    table: Table {
+        options: &[
+            flag("-t --list"),
+            refuse(
+                "-c --create -x --extract --get -r --append -u --update -A --catenate --concatenate -d --diff --compare --delete --test-label",
+                "is not listing; the exec tool only lists archives (tar -tf ARCHIVE)",
+            ),
+            path("-f --file"),
+            path("-C --directory"),
+            path("-X --exclude-from"),
+            refuse(
+                "-T --files-from",
+                "reads the names of files from a file; name them as arguments",
+            ),
+            refuse("-I --use-compress-program", RUNS),
+            refuse("-F --info-script --new-volume-script", RUNS),
+            refuse("--to-command", RUNS),
+            refuse("--checkpoint-action", RUNS),
+            refuse("--rsh-command --rmt-command", RUNS),
+            refuse(
+                "-g --listed-incremental --index-file --volno-file",
+                "writes a file; the output comes back to you",
+            ),
+            refuse("--remove-files", "deletes files"),
+            optional("--checkpoint --occurrence --backup --atime-preserve"),
+            value(
+                "-b --blocking-factor -H --format -K --starting-file --newer-mtime -L --tape-length -V --label --owner --group --mode --transform --xform --strip-components --record-size --suffix --quoting-style --quote-chars --no-quote-chars --sort --exclude --exclude-tag --exclude-tag-all --exclude-tag-under --exclude-ignore --exclude-ignore-recursive --hole-detection --warning --level --pax-option",
+            ),
+            path("-N --newer --after-date --mtime"),
+            flag("--help"),
+            flag("--version"),
+            flag("--usage"),
+            flag("--show-defaults"),
+        ],
+        unknown: Unknown::Flag,
+    },
+    operands: Operands::Custom,
+    judge: Judge::Custom(tar),
+    env: &[],
+    allows: &[
+        "tar -tf archive.tar",
+        "tar tvf archive.tar",
+        "tar -tzvf a.tgz src/",
+        "tar --list --file=a.tar",
+        "tar --version",
+    ],
+    refuses: &[
+        "tar -xf archive.tar",
+        "tar xf /dev/null -I 'sh -c id'",
+        "tar cf out.tar src",
+        "tar -xPf payload.tar",
+        "tar '--checkpoint=1' '--checkpoint-action=exec=sh shell.sh'",
+        "tar -tf a.tar --to-comm=id",
+        "tar -tf a.tar --checkpoint-act=exec=id",
+        "tar -tf a.tar --use-compress=id",
+        "tar -tf host:a.tar",
+        "tar -tf /etc/a.tar",
+        "tar -tf -",
+        "tar -tf a.tar -T list",
+        "tar -f a.tar",
+    ],
+};
+
+/// tar: the old style first word (`tvf a.tar`) is a bundle of options whose
+/// values follow in order; only listing is allowed; a remote archive
+/// (`host:file`) is refused.
+fn tar(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
+    let mut args = args.to_vec();
+    if let Some(first) = args
+        .first()
+        .filter(|a| !a.starts_with('-') && !a.is_empty())
+    {
+        // Old style: each letter is an option; value-taking letters take the
+        // next words in order. Rewritten as `-t -v -f a.tar`.
+        let letters: Vec<char> = first.chars().collect();
+        let mut rewritten = Vec::new();
+        let mut next = 1;
+        for letter in letters {
+            rewritten.push(format!("-{letter}"));
+            let takes_value = matches!(
+                letter,
+                'f' | 'C' | 'X' | 'T' | 'I' | 'F' | 'g' | 'b' | 'H' | 'K' | 'L' | 'V' | 'N'
+            );
+            if let Some(v) = args.get(next).filter(|_| takes_value) {
+                rewritten.push(v.clone());
+                next += 1;
+            }
+        }
+        rewritten.extend(args.get(next..).unwrap_or_default().iter().cloned());
+        args = rewritten;
+    }
+    let walked = walk(ctx.program, &ctx.spec.table, &args, Stop::End)?;
+    let info = ["--help", "--version", "--usage", "--show-defaults"];
+    if info.iter().any(|name| walked.has(name)) {
+        return Ok(Judged::new(CommandClass::Neutral));
+    }
+    if !walked.has("-t") {
+        return Err(Finding::operand(
+            ctx.program,
+            "",
+            "the exec tool only lists archives: tar -tf ARCHIVE (add -v for details)",
+        ));
+    }
+    for archive in walked.known("-f").flatten() {
+        if archive.contains(':') {
+            return Err(Finding::option(
+                ctx.program,
+                "-f",
+                "names a remote archive (HOST:FILE), which tar reaches through a remote shell; name an archive file in the workspace",
+            ));
+        }
+    }
+    let mut judged = Judged::new(CommandClass::Read);
+    judged.options(ctx.program, &walked)?;
+    // Operands are member names inside the archive, not files.
+    Ok(judged)
+}
+
+pub(crate) const UNZIP: Spec = Spec {
+    names: &["unzip"],
+    class: CommandClass::Read,
+    table: Table {
+        options: &[
+            flag("-l"),
+            flag("-v"),
+            flag("-t"),
+            flag("-p"),
+            flag("-c"),
+            flag("-Z"),
+            flag("-z"),
+            refuse(
+                "-d",
+                "chooses where to extract; the exec tool only lists, tests or prints archives",
+            ),
+            refuse(
+                "-:",
+                "lets extraction write outside the folder; the exec tool only lists archives",
+            ),
+            value("-x"),
+            value("-P"),
+        ],
+        unknown: Unknown::Flag,
+    },
+    operands: Operands::Custom,
+    judge: Judge::Then(unzip),
+    env: &[],
+    allows: &[
+        "unzip -l bundle.zip",
+        "unzip -t bundle.zip",
+        "unzip -p bundle.zip README.md",
+        "unzip -v",
+    ],
+    refuses: &[
+        "unzip bundle.zip",
+        "unzip -o bundle.zip",
+        "unzip -l /tmp/x.zip",
+        "unzip -d out -l a.zip",
+    ],
+};
+
+/// unzip extracts unless told to list (`-l`, `-v`, `-Z`), test (`-t`), or
+/// print (`-p`, `-c`, `-z`); the first operand is the archive, the others
+/// member names.
+fn unzip(ctx: &Ctx<'_>, walked: &crate::options::Walk, judged: &mut Judged) -> Result<(), Finding> {
+    let modes = ["-l", "-v", "-t", "-p", "-c", "-Z", "-z"];
+    if !modes.iter().any(|m| walked.has(m)) {
+        return Err(Finding::operand(
+            ctx.program,
+            "",
+            "without -l, -t or -p unzip extracts files; the exec tool only lists (unzip -l ARCHIVE), tests or prints archives",
+        ));
+    }
+    if let Some(archive) = walked.operands().next() {
+        judged.path(ctx.program, archive)?;
+    }
+    Ok(())
+}
+
+pub(crate) const ZIP: Spec = Spec {
+    names: &["zip"],
+    class: CommandClass::Other,
+    table: Table {
+        options: &[
+            refuse(
+                "-T --test",
+                "tests the archive by running a program; check it with unzip -t instead",
+            ),
+            refuse(
+                "--unzip-command",
+                "runs a program of your choice; check the archive with unzip -t instead",
+            ),
+            refuse(
+                "-@ --names-stdin",
+                "reads names from standard input, which is always empty here; name the files as arguments",
+            ),
+            refuse(
+                "-m --move",
+                "deletes the original files; the exec tool only adds copies to archives",
+            ),
+            path("-b --temp-path"),
+            path("-O --output-file"),
+            path("--logfile-path"),
+            value("-n --suffixes"),
+            value("-P --password"),
+            flag("-r --recurse-paths"),
+            flag("-R --recurse-patterns"),
+            flag("-y --symlinks"),
+        ],
+        unknown: Unknown::Flag,
+    },
+    operands: Operands::Files { stdin: false },
+    judge: Judge::Then(zip_links),
+    env: &[],
+    allows: &["zip out.zip README.md src/main.rs", "zip -ry out.zip src"],
+    refuses: &[
+        "zip --unzip-command='id #' -T x.zip README.md",
+        "zip x.zip README.md -T -TT 'sh #'",
+        "zip /tmp/x.zip README.md",
+        "zip x.zip /etc/hosts",
+        "zip -TT id x.zip a",
+        "zip -m out.zip README.md",
+        "zip -r out.zip src",
+    ],
+};
+
+/// zip follows symbolic links while recursing unless `-y` stores them as
+/// links.
+fn zip_links(ctx: &Ctx<'_>, walked: &crate::options::Walk, _: &mut Judged) -> Result<(), Finding> {
+    let recursive = walked.has("-r") || walked.has("-R");
+    if recursive && !walked.has("-y") {
+        return Err(Finding::option(
+            ctx.program,
+            "-r",
+            "follows symbolic links while descending, also out of the workspace; add -y to store links as links",
+        ));
+    }
+    Ok(())
+}

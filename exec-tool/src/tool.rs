@@ -1,0 +1,311 @@
+//! The exec tool: configuration, the five layers in order, the `Tool`
+//! interface.
+
+use jig_kernel::Kernel;
+use jig_lineage::{
+    CommandSpec, CommandTool, DenyList, Invocation, Refusal, Tool, ToolAudit, ToolForm,
+    confine_path,
+};
+use serde_json::{Value, json};
+
+use crate::allow::AllowList;
+use crate::class::CommandClass;
+use crate::finding::Finding;
+use crate::gitenv::git_env;
+use crate::rules::{PermissionRule, RuleEffect};
+use crate::scan::{Assignments, ParsedCommand, scan};
+use crate::spec::{self, Judged, Lookup};
+
+/// The name the model calls the exec tool by.
+pub const EXEC_TOOL_NAME: &str = "exec";
+
+/// Configures an [`ExecTool`]: the allow list, the deny list, the
+/// permission rules. Start from [`ExecTool::builder`].
+#[derive(Debug, Clone, Default)]
+pub struct ExecConfig {
+    allow: AllowList,
+    deny: DenyList,
+    rules: Vec<PermissionRule>,
+}
+
+impl ExecConfig {
+    /// Replaces the allow list (default: [`AllowList::default_read_only`]).
+    pub fn allow(mut self, allow: AllowList) -> Self {
+        self.allow = allow;
+        self
+    }
+
+    /// Replaces the deny list (default: [`DenyList::default`]). It wins over
+    /// the allow list.
+    pub fn deny(mut self, deny: DenyList) -> Self {
+        self.deny = deny;
+        self
+    }
+
+    /// Adds a permission rule; rules are checked after every layer passed,
+    /// `deny` rules before `ask` rules.
+    pub fn rule(mut self, rule: PermissionRule) -> Self {
+        self.rules.push(rule);
+        self
+    }
+
+    /// Builds the tool.
+    pub fn build(self) -> ExecTool {
+        let mut allowed: Vec<&str> = self.allow.names().collect();
+        allowed.retain(|name| !self.deny.is_denied(name));
+        let description = format!(
+            "Run one simple command line in the workspace and get its exit code and output. \
+             No shell: no pipes, redirects, `;`, `&&`, `$VAR`, globs or backticks; quote arguments \
+             with spaces. Paths must stay inside the workspace. Programs: {}.",
+            allowed.join(", ")
+        );
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "command": {
+                    "type": "string",
+                    "description": "One command line, for example `grep -rn TODO src`. \
+                                    The first word is the program."
+                }
+            },
+            "required": ["command"],
+            "additionalProperties": false
+        });
+        ExecTool {
+            config: self,
+            description,
+            schema,
+        }
+    }
+}
+
+/// The free-text exec tool: the model writes one command line, and five
+/// layers decide whether it runs (see the crate documentation).
+///
+/// Build one with [`ExecTool::builder`]; [`Tool::check`] is the dry run,
+/// [`Tool::run`] checks and runs through the kernel.
+#[derive(Debug, Clone)]
+pub struct ExecTool {
+    config: ExecConfig,
+    description: String,
+    schema: Value,
+}
+
+impl ExecTool {
+    /// A configuration with the default read-only allow list, the default
+    /// deny list and no rules.
+    pub fn builder() -> ExecConfig {
+        ExecConfig::default()
+    }
+
+    /// Tokenizes and scans `command` (layer 3) without any workspace: the
+    /// argv that would run, or why a shell would read the text differently.
+    /// Leading `NAME=value` assignments are refused.
+    pub fn parse(command: &str) -> Result<ParsedCommand, Refusal> {
+        scan(command, Assignments::Refuse).map_err(Finding::into_refusal)
+    }
+
+    /// Checks one command line against the workspace of `kernel`: the dry
+    /// run of a call `{"command": command}`.
+    pub fn check_command(&self, command: &str, kernel: &Kernel) -> Result<Invocation, Refusal> {
+        self.layers(command, kernel).map_err(Finding::into_refusal)
+    }
+
+    /// The allow list.
+    pub fn allow_list(&self) -> &AllowList {
+        &self.config.allow
+    }
+
+    /// The deny list.
+    pub fn deny_list(&self) -> &DenyList {
+        &self.config.deny
+    }
+
+    /// The permission rules, in order.
+    pub fn rules(&self) -> &[PermissionRule] {
+        &self.config.rules
+    }
+
+    fn layers(&self, command: &str, kernel: &Kernel) -> Result<Invocation, Finding> {
+        // Layer 3: what a shell would read differently.
+        let parsed = scan(command, Assignments::Refuse)?;
+        let program = parsed.program();
+        let args = parsed.args();
+        // Layer 2 wins over layer 1, whatever the spelling.
+        let name = program.rsplit('/').next().unwrap_or(program);
+        if self.config.deny.is_denied(program)
+            || self.config.deny.is_denied(&name.to_ascii_lowercase())
+        {
+            return Err(Finding::Denied {
+                program: program.to_owned(),
+            });
+        }
+        // Layer 1: a bare name on the allow list.
+        if program.contains('/') {
+            return Err(Finding::ProgramPath {
+                program: program.to_owned(),
+                name: name.to_owned(),
+            });
+        }
+        if !self.config.allow.allows(program) {
+            let allowed: Vec<&str> = self
+                .config
+                .allow
+                .names()
+                .filter(|n| !self.config.deny.is_denied(n))
+                .collect();
+            return Err(Finding::NotAllowed {
+                program: program.to_owned(),
+                allowed: if allowed.is_empty() {
+                    "none".to_owned()
+                } else {
+                    allowed.join(", ")
+                },
+            });
+        }
+        // Layer 4: the program's table.
+        let judged = match spec::lookup(program) {
+            Lookup::Launcher => {
+                return Err(Finding::Launcher {
+                    program: program.to_owned(),
+                });
+            }
+            Lookup::Spec(found) => spec::judge(program, found, args)?,
+            Lookup::Generic => spec::judge_generic(program, args)?,
+        };
+        // Path confinement of every argument that names a file.
+        let root = kernel.root();
+        for value in &judged.paths {
+            confine_path(root, value).map_err(|source| Finding::Path {
+                program: program.to_owned(),
+                source,
+            })?;
+        }
+        let Judged {
+            class,
+            env,
+            git_dirs,
+            ..
+        } = judged;
+        let mut invocation =
+            Invocation::new(parsed.into_argv()).with_read_only(class.is_read_only());
+        if let Some(dirs) = git_dirs {
+            for (key, value) in git_env(root, &dirs)? {
+                invocation = invocation.with_env(key, value);
+            }
+        }
+        for (key, value) in env {
+            invocation = invocation.with_env(key, value);
+        }
+        // Permission rules: deny first, then ask.
+        let mut rules: Vec<&PermissionRule> = self.config.rules.iter().collect();
+        rules.sort_by_key(|rule| rule.effect());
+        let argv = ParsedCommand::from_argv(invocation.argv.clone());
+        if let Some(rule) = rules.into_iter().find(|rule| rule.matches(&argv)) {
+            match rule.effect() {
+                RuleEffect::Deny => {
+                    return Err(Finding::RuleDenied {
+                        rule: rule.as_str().to_owned(),
+                    });
+                }
+                RuleEffect::Ask => invocation = invocation.with_approval(rule.as_str()),
+            }
+        }
+        Ok(invocation)
+    }
+
+    /// The class of a command this tool would accept, without the workspace
+    /// (see [`classify`](crate::classify)).
+    pub fn classify(command: &str) -> CommandClass {
+        match scan(command, Assignments::Refuse) {
+            Ok(parsed) => crate::classify(parsed.argv()),
+            Err(_) => CommandClass::Other,
+        }
+    }
+}
+
+impl Tool for ExecTool {
+    fn name(&self) -> &str {
+        EXEC_TOOL_NAME
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn form(&self) -> ToolForm {
+        ToolForm::Exec
+    }
+
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+
+    fn check(&self, arguments: &Value, kernel: &Kernel) -> Result<Invocation, Refusal> {
+        let command = command_argument(arguments).map_err(Finding::into_refusal)?;
+        self.check_command(command, kernel)
+    }
+
+    fn audit(&self) -> ToolAudit {
+        let mut audit = blank_audit();
+        let mut binaries: Vec<String> = self
+            .config
+            .allow
+            .names()
+            .filter(|n| !self.config.deny.is_denied(n))
+            .map(str::to_owned)
+            .collect();
+        binaries.sort();
+        audit.form = ToolForm::Exec;
+        audit.binaries = binaries;
+        audit.skeleton =
+            "{command}: one simple command line; its first word must be on the allow list"
+                .to_owned();
+        audit.slots = vec![
+            "command: string, required; tokenized with POSIX quoting, no operators or expansions"
+                .to_owned(),
+        ];
+        audit.variability =
+            "everything after the program: free text, judged by the operator scan, \
+                             the deny and allow lists, the per-program option tables and path \
+                             confinement"
+                .to_owned();
+        audit
+    }
+}
+
+/// A `ToolAudit` to fill in: the lineage's type is `#[non_exhaustive]`
+/// without a constructor, so start from the audit of a fixed command tool.
+#[allow(clippy::expect_used)] // constant input that the lineage always accepts; tested
+fn blank_audit() -> ToolAudit {
+    let spec = CommandSpec::new(EXEC_TOOL_NAME, "exec", "true");
+    CommandTool::build(
+        spec,
+        &DenyList::dangerous_replace(Vec::<String>::new()),
+        ToolForm::Command,
+    )
+    .map(|tool| tool.audit())
+    .expect("the template `true` is always a valid command tool")
+}
+
+/// The `command` string of `{"command": "..."}`, trimmed.
+fn command_argument(arguments: &Value) -> Result<&str, Finding> {
+    let problem = |p: &str| Finding::Arguments {
+        problem: p.to_owned(),
+    };
+    let object = arguments
+        .as_object()
+        .ok_or_else(|| problem("the arguments are not a JSON object"))?;
+    if let Some(extra) = object.keys().find(|k| k.as_str() != "command") {
+        return Err(Finding::Arguments {
+            problem: format!("unknown argument {extra:?}"),
+        });
+    }
+    let command = object
+        .get("command")
+        .ok_or_else(|| problem("the argument \"command\" is missing"))?;
+    let text = command
+        .as_str()
+        .ok_or_else(|| problem("the argument \"command\" must be a string"))?;
+    Ok(text.trim())
+}

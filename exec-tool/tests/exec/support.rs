@@ -1,0 +1,76 @@
+//! A workspace to check commands in: a few files, a symbolic link to `/`
+//! named `symlink_to_root` and a FIFO named `fifo` (as the corpus README
+//! asks), and a kernel rooted there.
+
+use jig_exec_tool::{AllowList, ExecTool};
+use jig_kernel::Kernel;
+use jig_lineage::Refusal;
+
+pub(crate) struct Workspace {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) kernel: Kernel,
+}
+
+impl Workspace {
+    pub(crate) fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        for (name, text) in [
+            ("Cargo.toml", "[package]\nname = \"demo\"\n"),
+            ("src/main.rs", "fn main() {\n    println!(\"hello\");\n}\n"),
+            ("README.md", "# demo\nTODO: docs\n"),
+            ("data.csv", "a,b\n1,2\n3,4\n"),
+        ] {
+            std::fs::write(root.join(name), text).unwrap();
+        }
+        std::os::unix::fs::symlink("/", root.join("symlink_to_root")).unwrap();
+        let kernel = Kernel::builder(root).build().unwrap();
+        let made = kernel.run(&["mkfifo", "fifo"]).unwrap();
+        assert_eq!(made.exit_code(), Some(0), "mkfifo: {}", made.render());
+        Self { dir, kernel }
+    }
+
+    /// Checks `command` with `tool` (the dry run).
+    pub(crate) fn check(
+        &self,
+        tool: &ExecTool,
+        command: &str,
+    ) -> Result<jig_lineage::Invocation, Refusal> {
+        tool.check_command(command, &self.kernel)
+    }
+}
+
+/// A tool allowing exactly `programs`.
+pub(crate) fn allowing(programs: &[&str]) -> ExecTool {
+    ExecTool::builder()
+        .allow(AllowList::new(programs.iter().copied()).unwrap())
+        .build()
+}
+
+/// A tool allowing the program of `command` (its first word, if it can be
+/// an allow-list name), for judging layers 3 and 4 alone.
+pub(crate) fn allowing_program_of(command: &str) -> ExecTool {
+    let program = command.split_whitespace().next().unwrap_or_default();
+    match AllowList::new([program]) {
+        Ok(allow) => ExecTool::builder().allow(allow).build(),
+        Err(_) => ExecTool::builder()
+            .allow(AllowList::new(Vec::<String>::new()).unwrap())
+            .build(),
+    }
+}
+
+/// `command => layer: message`, one line per case, for snapshots.
+pub(crate) fn render(cases: &[(&str, Result<jig_lineage::Invocation, Refusal>)]) -> String {
+    cases
+        .iter()
+        .map(|(command, result)| match result {
+            Ok(invocation) => format!("{command:?}\n  => allowed {:?}\n", invocation.argv),
+            Err(refusal) => format!(
+                "{command:?}\n  => {}: {}\n",
+                refusal.layer,
+                refusal.render()
+            ),
+        })
+        .collect()
+}
