@@ -1,0 +1,503 @@
+//! The tool call in a model's reply: three outcomes, and the shapes of call
+//! that models use, normalized to `{name, arguments}`.
+
+use serde_json::{Map, Value};
+
+use crate::error::RepairError;
+use crate::repair::Objects;
+
+/// Keys that may hold the tool's name, in the order they are tried.
+const NAME_KEYS: [&str; 5] = ["name", "tool", "tool_name", "function", "action"];
+
+/// Keys that may hold the arguments, in the order they are tried.
+const ARGUMENT_KEYS: [&str; 7] = [
+    "arguments",
+    "args",
+    "parameters",
+    "params",
+    "input",
+    "action_input",
+    "tool_input",
+];
+
+/// Keys under which a call may be wrapped: `{"function": {...}}`,
+/// `{"tool_calls": [{...}]}`.
+const WRAPPER_KEYS: [&str; 6] = [
+    "function",
+    "function_call",
+    "tool_call",
+    "tool_calls",
+    "call",
+    "action",
+];
+
+/// How many wrappers (arrays, wrapper keys) are looked through.
+const MAX_WRAPPERS: usize = 4;
+
+/// A tool call: a tool name and its arguments.
+///
+/// It can only exist valid: the name is a non-empty string without
+/// surrounding whitespace, the arguments a JSON object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    name: String,
+    arguments: Map<String, Value>,
+}
+
+impl ToolCall {
+    /// Normalizes one JSON value of any accepted call shape (see the crate
+    /// documentation) into a call.
+    ///
+    /// # Errors
+    ///
+    /// A [`CallError`] that says what to send instead.
+    pub fn from_json(value: Value) -> Result<ToolCall, CallError> {
+        let mut value = value;
+        for _ in 0..MAX_WRAPPERS {
+            value = match value {
+                Value::Array(items) => match items.into_iter().next() {
+                    Some(first) => first,
+                    None => {
+                        return Err(CallError::NotAnObject {
+                            found: Value::Array(Vec::new()),
+                        });
+                    }
+                },
+                Value::Object(mut map) => {
+                    if let Some(name) = take_name(&mut map)? {
+                        let arguments = take_arguments(&name, &mut map)?;
+                        return Ok(ToolCall { name, arguments });
+                    }
+                    match WRAPPER_KEYS.iter().find_map(|key| map.remove(*key)) {
+                        Some(inner @ (Value::Object(_) | Value::Array(_))) => inner,
+                        _ => {
+                            return Err(CallError::MissingName {
+                                found: Value::Object(map),
+                            });
+                        }
+                    }
+                }
+                found => return Err(CallError::NotAnObject { found }),
+            };
+        }
+        Err(CallError::NotAnObject { found: value })
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The arguments, a JSON object.
+    pub fn arguments(&self) -> &Map<String, Value> {
+        &self.arguments
+    }
+
+    /// The name and the arguments.
+    pub fn into_parts(self) -> (String, Map<String, Value>) {
+        (self.name, self.arguments)
+    }
+
+    /// The call in its normalized shape, `{"name": ..., "arguments": {...}}`.
+    pub fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("name".to_owned(), Value::String(self.name.clone()));
+        map.insert(
+            "arguments".to_owned(),
+            Value::Object(self.arguments.clone()),
+        );
+        Value::Object(map)
+    }
+}
+
+/// The name under the first name key that holds one; `None` when there is
+/// none (the object may still wrap a call: an object or array under a key
+/// that is also a wrapper key, like `function`, is a wrapper, not a name).
+fn take_name(map: &mut Map<String, Value>) -> Result<Option<String>, CallError> {
+    let key = NAME_KEYS.iter().find(|key| match map.get(**key) {
+        None => false,
+        Some(Value::Object(_) | Value::Array(_)) => !WRAPPER_KEYS.contains(*key),
+        Some(_) => true,
+    });
+    match key.and_then(|key| map.remove(*key)) {
+        None => Ok(None),
+        Some(Value::String(name)) if !name.trim().is_empty() => Ok(Some(name.trim().to_owned())),
+        Some(found) => Err(CallError::BadName { found }),
+    }
+}
+
+/// The arguments under the first argument key; a missing or `null` value is
+/// `{}`, a string is repaired as the text of an object.
+fn take_arguments(
+    name: &str,
+    map: &mut Map<String, Value>,
+) -> Result<Map<String, Value>, CallError> {
+    let found = ARGUMENT_KEYS.iter().find_map(|key| map.remove(*key));
+    match found {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(arguments)) => Ok(arguments),
+        Some(Value::String(text)) if text.trim().is_empty() => Ok(Map::new()),
+        Some(Value::String(text)) => match object_in(&text) {
+            Some(arguments) => Ok(arguments),
+            None => Err(CallError::BadArguments {
+                name: name.to_owned(),
+                found: Value::String(text),
+            }),
+        },
+        Some(found) => Err(CallError::BadArguments {
+            name: name.to_owned(),
+            found,
+        }),
+    }
+}
+
+/// The first object in `text`, repaired.
+fn object_in(text: &str) -> Option<Map<String, Value>> {
+    if let Ok(Value::Object(map)) = serde_json::from_str(text) {
+        return Some(map);
+    }
+    match Objects::new(text).next_object() {
+        Ok(Some(Value::Object(map))) => Some(map),
+        _ => None,
+    }
+}
+
+/// What a model's reply holds.
+#[derive(Debug)]
+pub enum CallOutcome {
+    /// A tool call, normalized.
+    Call(ToolCall),
+    /// No JSON object at all: the model is talking, or done.
+    NoCall,
+    /// JSON that looks like a call but cannot be repaired or normalized: ask
+    /// the model again, with `reason` (written for the model) as guidance.
+    Unrepairable {
+        /// What is wrong, and what to send instead.
+        reason: CallError,
+    },
+}
+
+/// Extracts the tool call from a model's reply.
+///
+/// The objects in the text are tried in order, each repaired; the first
+/// that normalizes to a call is the call. When none does, the outcome is
+/// [`CallOutcome::Unrepairable`] with the first object's problem, and when
+/// the text holds no `{` at all it is [`CallOutcome::NoCall`].
+pub fn extract_call(text: &str) -> CallOutcome {
+    if let Ok(value @ Value::Object(_)) = serde_json::from_str::<Value>(text) {
+        return match ToolCall::from_json(value) {
+            Ok(call) => CallOutcome::Call(call),
+            Err(reason) => CallOutcome::Unrepairable { reason },
+        };
+    }
+    let mut objects = Objects::new(text);
+    let mut first_problem = None;
+    loop {
+        match objects.next_object() {
+            Ok(None) => break,
+            Ok(Some(value)) => match ToolCall::from_json(value) {
+                Ok(call) => return CallOutcome::Call(call),
+                Err(problem) => {
+                    first_problem.get_or_insert(problem);
+                }
+            },
+            Err(problem) => {
+                first_problem.get_or_insert(CallError::Repair(problem));
+                break;
+            }
+        }
+    }
+    match first_problem {
+        Some(reason) => CallOutcome::Unrepairable { reason },
+        None => CallOutcome::NoCall,
+    }
+}
+
+/// Why a reply's JSON is not a tool call. The messages are written for the
+/// model: each says what to send instead.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// The JSON could not be repaired.
+    #[error(
+        "the JSON in the reply could not be repaired ({0}): reply with one JSON object, \
+         {{\"name\": \"<tool>\", \"arguments\": {{...}}}}"
+    )]
+    Repair(#[from] RepairError),
+    /// The JSON is not an object, or an array or wrapper holding one.
+    #[error(
+        "the tool call must be a JSON object, not {}: reply with \
+         {{\"name\": \"<tool>\", \"arguments\": {{...}}}}",
+        describe(.found)
+    )]
+    NotAnObject {
+        /// The value found instead.
+        found: Value,
+    },
+    /// The object names no tool.
+    #[error(
+        "the JSON object names no tool (its keys: {}): reply with \
+         {{\"name\": \"<tool>\", \"arguments\": {{...}}}}",
+        keys(.found)
+    )]
+    MissingName {
+        /// The object.
+        found: Value,
+    },
+    /// The tool's name is not a non-empty string.
+    #[error(
+        "the tool name must be a non-empty string, not {}: reply with \
+         {{\"name\": \"<tool>\", \"arguments\": {{...}}}}",
+        describe(.found)
+    )]
+    BadName {
+        /// The value found as the name.
+        found: Value,
+    },
+    /// The arguments are neither an object nor the text of one.
+    #[error(
+        "the arguments of `{name}` must be a JSON object, not {}: reply with \
+         {{\"name\": \"{name}\", \"arguments\": {{...}}}}",
+        describe(.found)
+    )]
+    BadArguments {
+        /// The tool's name.
+        name: String,
+        /// The value found as the arguments.
+        found: Value,
+    },
+}
+
+fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(text) if text.trim().is_empty() => "an empty string",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The first few keys of an object, quoted, for a message.
+fn keys(value: &Value) -> String {
+    const SHOWN: usize = 5;
+    let Value::Object(map) = value else {
+        return "none".to_owned();
+    };
+    if map.is_empty() {
+        return "none".to_owned();
+    }
+    let mut listed: Vec<String> = map
+        .keys()
+        .take(SHOWN)
+        .map(|key| Value::String(key.chars().take(40).collect()).to_string())
+        .collect();
+    if map.len() > SHOWN {
+        listed.push("...".to_owned());
+    }
+    listed.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{CallError, CallOutcome, ToolCall, extract_call};
+    use crate::RepairError;
+
+    /// `(reply, normalized call)` for replies that hold a call.
+    const CALLS: &[(&str, &str)] = &[
+        (
+            r#"{"name": "ls", "arguments": {"path": "."}}"#,
+            r#"{"name":"ls","arguments":{"path":"."}}"#,
+        ),
+        (
+            r#"{"tool": "ls", "args": {"path": "."}}"#,
+            r#"{"name":"ls","arguments":{"path":"."}}"#,
+        ),
+        (
+            r#"{"tool_name": "ls", "parameters": {"path": "."}}"#,
+            r#"{"name":"ls","arguments":{"path":"."}}"#,
+        ),
+        (
+            r#"{"name": "ls", "parameters": {"a": 1}}"#,
+            r#"{"name":"ls","arguments":{"a":1}}"#,
+        ),
+        (
+            r#"{"name": "ls", "input": {"a": 1}}"#,
+            r#"{"name":"ls","arguments":{"a":1}}"#,
+        ),
+        (
+            r#"{"action": "ls", "action_input": {"a": 1}}"#,
+            r#"{"name":"ls","arguments":{"a":1}}"#,
+        ),
+        (
+            r#"{"type": "function", "function": {"name": "ls", "arguments": "{\"path\": \".\"}"}}"#,
+            r#"{"name":"ls","arguments":{"path":"."}}"#,
+        ),
+        (
+            r#"{"tool_calls": [{"function": {"name": "ls", "arguments": {}}}, {"name": "rm"}]}"#,
+            r#"{"name":"ls","arguments":{}}"#,
+        ),
+        (
+            r#"{"action": {"name": "ls", "args": {"a": 1}}}"#,
+            r#"{"name":"ls","arguments":{"a":1}}"#,
+        ),
+        (r#"{"function": "ls"}"#, r#"{"name":"ls","arguments":{}}"#),
+        // arguments: missing, null, empty text, broken text of an object
+        (r#"{"name": " ls "}"#, r#"{"name":"ls","arguments":{}}"#),
+        (
+            r#"{"name": "ls", "arguments": null}"#,
+            r#"{"name":"ls","arguments":{}}"#,
+        ),
+        (
+            r#"{"name": "ls", "arguments": " "}"#,
+            r#"{"name":"ls","arguments":{}}"#,
+        ),
+        (
+            r#"{"name": "ls", "arguments": "{'path': '.',}"}"#,
+            r#"{"name":"ls","arguments":{"path":"."}}"#,
+        ),
+        // the name key wins over the other aliases; other keys are ignored
+        (
+            r#"{"tool": "b", "name": "a", "thought": "x"}"#,
+            r#"{"name":"a","arguments":{}}"#,
+        ),
+        // a list of calls: the first
+        (
+            r#"[{"name": "a"}, {"name": "b"}]"#,
+            r#"{"name":"a","arguments":{}}"#,
+        ),
+        // chatter, fences and repairs
+        (
+            "Let me look.\n```json\n{'name': 'ls', 'arguments': {path: '.',}}\n```",
+            r#"{"name":"ls","arguments":{"path":"."}}"#,
+        ),
+        (
+            "{\"name\": \"ls\", \"arguments\": {\"path\": \"src",
+            r#"{"name":"ls","arguments":{"path":"src"}}"#,
+        ),
+        (
+            "{\"name\": \"ls\"}, \"arguments\": {\"path\": \".\"}}",
+            r#"{"name":"ls","arguments":{"path":"."}}"#,
+        ),
+        // the first object that is a call
+        (
+            "Config {\"debug\": true}; now {\"name\": \"ls\"}",
+            r#"{"name":"ls","arguments":{}}"#,
+        ),
+    ];
+
+    #[test]
+    fn call_shapes_are_normalized() {
+        for &(reply, expected) in CALLS {
+            let expected: Value = serde_json::from_str(expected).unwrap();
+            match extract_call(reply) {
+                CallOutcome::Call(call) => assert_eq!(call.to_json(), expected, "{reply}"),
+                other => panic!("{reply}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn text_without_an_object_is_no_call() {
+        for reply in ["", "I am done: the tests pass.", "The result is [1, 2]."] {
+            assert!(
+                matches!(extract_call(reply), CallOutcome::NoCall),
+                "{reply}"
+            );
+        }
+    }
+
+    #[test]
+    fn objects_that_are_not_calls_are_unrepairable() {
+        type Expected = fn(&CallError) -> bool;
+        let cases: &[(&str, Expected)] = &[
+            (r#"{"thought": "hmm"}"#, |e| {
+                matches!(e, CallError::MissingName { .. })
+            }),
+            (
+                r#"{"name": 3}"#,
+                |e| matches!(e, CallError::BadName { found } if found == &json!(3)),
+            ),
+            (r#"{"name": ""}"#, |e| {
+                matches!(e, CallError::BadName { .. })
+            }),
+            (r#"{"name": "ls", "arguments": [1]}"#, |e| {
+                matches!(e, CallError::BadArguments { .. })
+            }),
+            (r#"{"name": "ls", "arguments": "path=."}"#, |e| {
+                matches!(e, CallError::BadArguments { .. })
+            }),
+            (r#"{"tool_calls": []}"#, |e| {
+                matches!(e, CallError::NotAnObject { .. })
+            }),
+            ("{{{{", |e| matches!(e, CallError::MissingName { .. })),
+            (&"{\"a\":".repeat(200), |e| {
+                matches!(e, CallError::Repair(RepairError::TooDeep { .. }))
+            }),
+            // the first problem is reported
+            ("{\"x\": 1} {\"name\": 2}", |e| {
+                matches!(e, CallError::MissingName { .. })
+            }),
+        ];
+        for (reply, expected) in cases {
+            match extract_call(reply) {
+                CallOutcome::Unrepairable { reason } => {
+                    assert!(expected(&reason), "{reply}: {reason:?}")
+                }
+                other => panic!("{reply}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn wrappers_are_looked_through_a_bounded_number_of_times() {
+        let mut value = json!({"name": "ls"});
+        for _ in 0..3 {
+            value = json!({ "call": value });
+        }
+        assert!(ToolCall::from_json(value.clone()).is_ok());
+        let too_deep = json!({ "call": value });
+        assert!(matches!(
+            ToolCall::from_json(too_deep),
+            Err(CallError::NotAnObject { .. })
+        ));
+    }
+
+    #[test]
+    fn a_call_gives_back_its_parts() {
+        let call = ToolCall::from_json(json!({"name": "ls", "arguments": {"a": 1}})).unwrap();
+        assert_eq!(call.name(), "ls");
+        assert_eq!(call.arguments()["a"], 1);
+        let (name, arguments) = call.into_parts();
+        assert_eq!((name.as_str(), arguments.len()), ("ls", 1));
+    }
+
+    /// The messages the model reads when its call cannot be used.
+    #[test]
+    fn messages_say_what_to_send_instead() {
+        let errors = [
+            CallError::Repair(RepairError::TooDeep {
+                offset: 12,
+                limit: 127,
+            }),
+            CallError::NotAnObject {
+                found: json!([1, 2]),
+            },
+            CallError::MissingName {
+                found: json!({"thought": "x", "plan": [], "a": 1, "b": 2, "c": 3, "d": 4}),
+            },
+            CallError::MissingName { found: json!({}) },
+            CallError::BadName { found: json!("") },
+            CallError::BadArguments {
+                name: "read_file".to_owned(),
+                found: json!("path=src"),
+            },
+        ];
+        let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        insta::assert_snapshot!(messages.join("\n"));
+    }
+}
