@@ -3,13 +3,21 @@
 //!
 //! Each area has its own module with a `run(&mut Figures)` function.
 
+mod descriptor;
 mod kernel;
+mod mcp;
+mod toolcall;
 
 /// One benchmark area: its name (the figures' prefix) and its function.
 type Area = (&'static str, fn(&mut Figures) -> Result<(), String>);
 
 /// Every area, in the order they run.
-const AREAS: &[Area] = &[("kernel", kernel::run)];
+const AREAS: &[Area] = &[
+    ("kernel", kernel::run),
+    ("descriptor", descriptor::run),
+    ("mcp", mcp::run),
+    ("toolcall", toolcall::run),
+];
 
 /// The figures of one benchmark run, in the order measured.
 #[derive(Default)]

@@ -1,0 +1,235 @@
+//! MCP figures: per-call latency of `jig mcp` and of the Python
+//! `mcp-shell-server`, driven by the same Python MCP SDK client
+//! (`cli/tests/python/mcp_client.py`) running the same cheap command
+//! (`echo hello`), and the peak memory of both servers.
+//!
+//! Needs the workspace's `.venv` (created by `.ci/run`, with the `mcp`
+//! package) for the client, and PyPI for `mcp-shell-server`, which is
+//! installed into a temporary virtual environment for the run.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use super::Figures;
+
+/// The `mcp-shell-server` release measured against.
+const SHELL_SERVER: &str = "mcp-shell-server==1.1.14";
+/// Calls before measuring.
+const WARMUP: usize = 50;
+/// Calls measured.
+const CALLS: usize = 500;
+
+/// The descriptor tool jig serves for the benchmark.
+const ECHO_TOOL: &str = r#"{
+  "name": "echo_text",
+  "description": "Print one word",
+  "command": "echo {text}",
+  "arguments": {"text": {"type": "string", "description": "The word", "required": true}}
+}"#;
+
+pub(crate) fn run(figures: &mut Figures) -> Result<(), String> {
+    let root = workspace_root()?;
+    let python = root.join(".venv/bin/python3");
+    if !python.exists() {
+        return Err(format!(
+            "{} is missing; create it as CI does: python3 -m venv .venv && \
+             .venv/bin/pip install -r .ci/requirements.txt",
+            python.display()
+        ));
+    }
+    let scratch = std::env::temp_dir().join(format!("jig-bench-mcp-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let result = run_in(&root, &python, &scratch, figures);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> Result<(), String> {
+    let jig = build_jig(root)?;
+    let workspace = scratch.join("workspace");
+    let tools = scratch.join("tools");
+    for dir in [&workspace, &tools] {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(tools.join("echo_text.tool.json"), ECHO_TOOL).map_err(|e| e.to_string())?;
+    let shell_server = install_shell_server(scratch)?;
+    let client = root.join("cli/tests/python/mcp_client.py");
+    let workspace_arg = workspace.display().to_string();
+
+    let ours = measure(
+        python,
+        &client,
+        "echo_text",
+        &serde_json::json!({"text": "hello"}),
+        &[],
+        &[
+            jig.display().to_string(),
+            "--root".to_owned(),
+            workspace_arg.clone(),
+            "--tools".to_owned(),
+            tools.display().to_string(),
+            "mcp".to_owned(),
+        ],
+    )?;
+    let theirs = measure(
+        python,
+        &client,
+        "shell_execute",
+        &serde_json::json!({"command": ["echo", "hello"], "directory": workspace_arg}),
+        &["ALLOW_COMMANDS=echo"],
+        &[shell_server.display().to_string()],
+    )?;
+    for (name, run) in [("jig", &ours), ("shell_server", &theirs)] {
+        if !run.sample.contains("hello") {
+            return Err(format!(
+                "{name}: the call printed {:?}, not hello",
+                run.sample
+            ));
+        }
+    }
+
+    figures.add("mcp.jig_median_ms", ours.median_ms, "ms");
+    figures.add("mcp.jig_p99_ms", ours.p99_ms, "ms");
+    figures.add("mcp.shell_server_median_ms", theirs.median_ms, "ms");
+    figures.add("mcp.shell_server_p99_ms", theirs.p99_ms, "ms");
+    figures.add(
+        "mcp.latency_ratio_vs_mcp_shell_server",
+        theirs.median_ms / ours.median_ms,
+        "ratio",
+    );
+    figures.add("mcp.jig_peak_rss_mib", ours.peak_rss_mib, "MiB");
+    figures.add("mcp.shell_server_peak_rss_mib", theirs.peak_rss_mib, "MiB");
+    Ok(())
+}
+
+/// The workspace root (xtask's parent folder).
+fn workspace_root() -> Result<PathBuf, String> {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| "xtask has no parent folder".to_owned())
+}
+
+/// Builds the release binary and returns its path.
+fn build_jig(root: &Path) -> Result<PathBuf, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = Command::new(cargo)
+        .current_dir(root)
+        .args(["build", "--quiet", "--release", "-p", "jig-cli"])
+        .status()
+        .map_err(|e| format!("cargo build: {e}"))?;
+    if !status.success() {
+        return Err("building the release jig binary failed".to_owned());
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let jig = target.join("release/jig");
+    jig.exists()
+        .then_some(jig.clone())
+        .ok_or_else(|| format!("{} was not built", jig.display()))
+}
+
+/// Installs `mcp-shell-server` into a virtual environment under `scratch`
+/// and returns its entry point.
+fn install_shell_server(scratch: &Path) -> Result<PathBuf, String> {
+    let venv = scratch.join("shell-server-venv");
+    run_quiet(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+    run_quiet(
+        Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check"])
+            .arg(SHELL_SERVER),
+    )?;
+    Ok(venv.join("bin/mcp-shell-server"))
+}
+
+fn run_quiet(command: &mut Command) -> Result<(), String> {
+    let output = command.output().map_err(|e| format!("{command:?}: {e}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{command:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ))
+    }
+}
+
+/// One server's figures.
+struct Measured {
+    median_ms: f64,
+    p99_ms: f64,
+    peak_rss_mib: f64,
+    sample: String,
+}
+
+/// Runs the client's bench mode against `server` and reads its report.
+fn measure(
+    python: &Path,
+    client: &Path,
+    tool: &str,
+    arguments: &Value,
+    env: &[&str],
+    server: &[String],
+) -> Result<Measured, String> {
+    let mut command = Command::new(python);
+    command
+        .arg(client)
+        .arg("bench")
+        .args(["--tool", tool])
+        .arg("--args")
+        .arg(arguments.to_string())
+        .args([
+            "--warmup",
+            &WARMUP.to_string(),
+            "--calls",
+            &CALLS.to_string(),
+        ])
+        .arg("--quiet-server");
+    for pair in env {
+        command.args(["--env", pair]);
+    }
+    command.arg("--").args(server);
+    let output = command
+        .output()
+        .map_err(|e| format!("the MCP client: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "the MCP client failed against {}: {}",
+            server.first().map_or("", String::as_str),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("the MCP client's report is not JSON: {e}"))?;
+    let mut latencies: Vec<f64> = report["latencies_ms"]
+        .as_array()
+        .ok_or("the report has no latencies")?
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    if latencies.len() != CALLS {
+        return Err(format!("{} latencies, not {CALLS}", latencies.len()));
+    }
+    latencies.sort_by(f64::total_cmp);
+    let peak_kib = report["server_peak_rss_kib"]
+        .as_f64()
+        .ok_or("the report has no peak memory of the server")?;
+    Ok(Measured {
+        median_ms: percentile(&latencies, 0.5),
+        p99_ms: percentile(&latencies, 0.99),
+        peak_rss_mib: peak_kib / 1024.0,
+        sample: report["sample"].as_str().unwrap_or_default().to_owned(),
+    })
+}
+
+/// The nearest-rank percentile of sorted values.
+fn percentile(sorted: &[f64], fraction: f64) -> f64 {
+    let rank = (fraction * sorted.len() as f64).ceil() as usize;
+    sorted
+        .get(rank.saturating_sub(1).min(sorted.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(f64::NAN)
+}
