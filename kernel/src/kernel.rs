@@ -29,8 +29,14 @@ pub struct KernelBuilder {
     search_path: Vec<PathBuf>,
     limits: Limits,
     tmpdir: PathBuf,
+    home: PathBuf,
     extra_env: Vec<(OsString, OsString)>,
 }
+
+/// The default `HOME` of children: a folder that does not exist, so no
+/// program reads configuration from a home the model could have written to
+/// (the workspace) or from the integrator's own.
+pub const DEFAULT_HOME: &str = "/nonexistent";
 
 impl Kernel {
     /// Starts configuring a kernel whose every run happens in `root`.
@@ -40,6 +46,7 @@ impl Kernel {
             search_path: DEFAULT_SEARCH_PATH.iter().map(PathBuf::from).collect(),
             limits: Limits::default(),
             tmpdir: PathBuf::from("/tmp"),
+            home: PathBuf::from(DEFAULT_HOME),
             extra_env: Vec::new(),
         }
     }
@@ -153,6 +160,14 @@ impl KernelBuilder {
         self
     }
 
+    /// Sets `HOME` for children (default [`DEFAULT_HOME`], which does not
+    /// exist). Programs read their configuration from `HOME`: point it at a
+    /// folder the model cannot write to.
+    pub fn home(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.home = dir.into();
+        self
+    }
+
     /// Adds one variable to the children's environment (beyond `PATH`,
     /// `HOME`, `LANG`, `TERM` and `TMPDIR`). Nothing of the parent's
     /// environment reaches a child unless it is named here.
@@ -177,7 +192,7 @@ impl KernelBuilder {
         fds::mark_inherited_close_on_exec();
         let mut env: Vec<(OsString, OsString)> = vec![
             ("PATH".into(), join_paths(&self.search_path).into()),
-            ("HOME".into(), root.clone().into_os_string()),
+            ("HOME".into(), self.home.into_os_string()),
             ("LANG".into(), "C.UTF-8".into()),
             ("TERM".into(), "dumb".into()),
             ("TMPDIR".into(), self.tmpdir.into_os_string()),

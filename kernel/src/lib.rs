@@ -13,7 +13,9 @@
 //! - **Locked working directory.** Every run happens in the workspace root,
 //!   which is canonicalized when the kernel is built; a missing root is an
 //!   error ([`KernelError::RootMissing`]), never a fallback.
-//! - **Clean environment.** The child gets `PATH`, `HOME` (the root),
+//! - **Clean environment.** The child gets `PATH`, `HOME` (by default a
+//!   folder that does not exist, so no program reads configuration from the
+//!   workspace or from the integrator's home),
 //!   `LANG=C.UTF-8`, `TERM=dumb`, `TMPDIR` and the variables the integrator
 //!   names: nothing of the parent's environment. Stdin is `/dev/null`. No file
 //!   descriptor beyond 0, 1 and 2 is inherited.
@@ -76,7 +78,7 @@ mod run;
 pub use cancel::CancelToken;
 pub use capture::Output;
 pub use error::KernelError;
-pub use kernel::{DEFAULT_SEARCH_PATH, Kernel, KernelBuilder};
+pub use kernel::{DEFAULT_HOME, DEFAULT_SEARCH_PATH, Kernel, KernelBuilder};
 pub use limits::{DEFAULT_DRAIN, DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, Limits};
 pub use outcome::{Ended, Outcome, Status};
 pub use run::RunOptions;

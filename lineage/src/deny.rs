@@ -103,6 +103,48 @@ pub const DEFAULT_DENIED: &[&str] = &[
     "rsync",
 ];
 
+/// Interpreters, denied by default because any argument can become code for
+/// them (part of [`DenyList::default`]).
+pub const DEFAULT_DENIED_INTERPRETERS: &[&str] = &[
+    "python",
+    "python2",
+    "python3",
+    "pypy",
+    "pypy3",
+    "perl",
+    "ruby",
+    "irb",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "php",
+    "lua",
+    "luajit",
+    "tclsh",
+    "wish",
+    "Rscript",
+    "R",
+    "julia",
+    "osascript",
+    "pwsh",
+    "powershell",
+    "gawk",
+    "mawk",
+    "nawk",
+    "awk",
+    "jshell",
+    "groovy",
+    "scala",
+    "erl",
+    "escript",
+    "guile",
+    "racket",
+    "sbcl",
+    "ghci",
+    "runghc",
+];
+
 /// Name prefixes denied as families (`mkfs.ext4`, `mkfs.vfat`...).
 pub const DEFAULT_DENIED_PREFIXES: &[&str] = &["mkfs."];
 
@@ -123,7 +165,11 @@ pub struct DenyList {
 impl Default for DenyList {
     fn default() -> Self {
         Self {
-            names: DEFAULT_DENIED.iter().map(|s| (*s).to_owned()).collect(),
+            names: DEFAULT_DENIED
+                .iter()
+                .chain(DEFAULT_DENIED_INTERPRETERS)
+                .map(|s| (*s).to_owned())
+                .collect(),
             prefixes: DEFAULT_DENIED_PREFIXES
                 .iter()
                 .map(|s| (*s).to_owned())

@@ -121,7 +121,7 @@ pub use builtin::{
 pub use chars::REFUSED_CHARACTERS;
 pub use codes::ErrorCode;
 pub use command::CommandTool;
-pub use deny::{DEFAULT_DENIED, DEFAULT_DENIED_PREFIXES, DenyList};
+pub use deny::{DEFAULT_DENIED, DEFAULT_DENIED_INTERPRETERS, DEFAULT_DENIED_PREFIXES, DenyList};
 pub use path::{PathRefusal, confine_path};
 pub use slot::{SlotSpec, SlotType};
 pub use spec::{CommandSpec, SpecError};

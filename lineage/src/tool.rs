@@ -234,6 +234,25 @@ pub struct ToolAudit {
     pub variability: String,
 }
 
+impl ToolAudit {
+    /// An audit of a tool of `form` that can run `binaries` on `skeleton`.
+    pub fn new(
+        form: ToolForm,
+        binaries: Vec<String>,
+        skeleton: impl Into<String>,
+        slots: Vec<String>,
+        variability: impl Into<String>,
+    ) -> Self {
+        Self {
+            form,
+            binaries,
+            skeleton: skeleton.into(),
+            slots,
+            variability: variability.into(),
+        }
+    }
+}
+
 /// A tool the model can call: a command template plus the parts the model
 /// may vary.
 ///

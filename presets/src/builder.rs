@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use jig_exec_tool::{AllowList, EXEC_TOOL_NAME, ExecConfig, ExecTool};
 use jig_kernel::{Kernel, KernelError, Limits};
 use jig_lineage::{DenyList, Tool};
 use jig_policy::{
@@ -80,6 +81,8 @@ pub struct FullPreset {
     builtins: bool,
     descriptors: DescriptorSource,
     command_tools: Vec<Arc<dyn Tool>>,
+    exec: Option<ExecConfig>,
+    exec_budget: Option<usize>,
     deny: DenyList,
     policy: PolicyConfig,
     approver: Option<Arc<dyn Approver>>,
@@ -94,6 +97,7 @@ impl std::fmt::Debug for FullPreset {
             .field("limits", &self.limits)
             .field("builtins", &self.builtins)
             .field("descriptors", &self.descriptors)
+            .field("exec", &self.exec.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -108,6 +112,8 @@ impl FullPreset {
             builtins: true,
             descriptors: DescriptorSource::Default,
             command_tools: Vec::new(),
+            exec: None,
+            exec_budget: None,
             deny: DenyList::default(),
             policy: PolicyConfig::default(),
             approver: None,
@@ -185,6 +191,27 @@ impl FullPreset {
         self
     }
 
+    /// Grants the exec tool (named `exec`), configured by `config`: its
+    /// allow list and permission rules. Off unless this is called. The
+    /// preset's deny list replaces the config's, so one deny list covers
+    /// every form.
+    pub fn with_exec(mut self, config: ExecConfig) -> Self {
+        self.exec = Some(config);
+        self
+    }
+
+    /// Grants the exec tool with an allow list of program names.
+    pub fn with_exec_allow(self, allow: AllowList) -> Self {
+        self.with_exec(ExecTool::builder().allow(allow))
+    }
+
+    /// Sets the exec tool's own output budget, in bytes (it often differs
+    /// from the file tools').
+    pub fn with_exec_budget(mut self, bytes: usize) -> Self {
+        self.exec_budget = Some(bytes);
+        self
+    }
+
     /// Replaces the deny-binaries list shared by every form.
     pub fn with_deny_list(mut self, deny: DenyList) -> Self {
         self.deny = deny;
@@ -231,6 +258,19 @@ impl FullPreset {
             }
             tools.push(tool);
         }
+        if let Some(config) = self.exec {
+            let exec = config.deny(self.deny.clone()).build();
+            if tools.iter().any(|t| t.name() == exec.name()) {
+                return Err(PresetError::DuplicateTool {
+                    name: exec.name().to_owned(),
+                });
+            }
+            tools.push(Arc::new(exec));
+        }
+        let mut budgets = self.budgets;
+        if let Some(bytes) = self.exec_budget {
+            budgets.insert(EXEC_TOOL_NAME.to_owned(), bytes);
+        }
         let descriptor_dir = match &self.descriptors {
             DescriptorSource::Default => {
                 let dir = kernel.root().join(".jig").join("tools");
@@ -251,7 +291,7 @@ impl FullPreset {
 
         let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
         let policy = ToolPolicy::new(&self.policy, &names)?;
-        for name in self.budgets.keys() {
+        for name in budgets.keys() {
             if !names.contains(&name.as_str()) {
                 return Err(PresetError::UnknownBudget {
                     name: name.clone(),
@@ -266,7 +306,7 @@ impl FullPreset {
             .with(PolicyMiddleware::new(policy.clone()))
             .with(ApprovalMiddleware::new(self.approver));
         Ok(Built {
-            registry: Registry::new(kernel, tools, policy, chain, self.budgets, self.audit),
+            registry: Registry::new(kernel, tools, policy, chain, budgets, self.audit),
             descriptor_errors,
         })
     }

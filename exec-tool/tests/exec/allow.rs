@@ -40,7 +40,7 @@ fn allow_and_deny_layers() {
         "run-parts",
     ]);
     let cases: &[(&ExecTool, &str, &str)] = &[
-        (&default, "python3 -c 'print(1)'", "exec.allowlist"),
+        (&default, "python3 -c 'print(1)'", "exec.denylist"),
         (&default, "make", "exec.allowlist"),
         (&default, "./cat README.md", "exec.allowlist"),
         (&default, "/bin/cat README.md", "exec.allowlist"),
@@ -57,7 +57,7 @@ fn allow_and_deny_layers() {
         (
             &permissive,
             "/usr/bin/python3 -c 'print(1)'",
-            "exec.allowlist",
+            "exec.denylist",
         ),
     ];
     let mut rendered = Vec::new();

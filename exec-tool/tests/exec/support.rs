@@ -4,7 +4,7 @@
 
 use jig_exec_tool::{AllowList, ExecTool};
 use jig_kernel::Kernel;
-use jig_lineage::Refusal;
+use jig_lineage::{DEFAULT_DENIED_INTERPRETERS, DenyList, Refusal};
 
 pub(crate) struct Workspace {
     pub(crate) dir: tempfile::TempDir,
@@ -52,8 +52,15 @@ pub(crate) fn allowing(programs: &[&str]) -> ExecTool {
 /// an allow-list name), for judging layers 3 and 4 alone.
 pub(crate) fn allowing_program_of(command: &str) -> ExecTool {
     let program = command.split_whitespace().next().unwrap_or_default();
+    // Interpreters are on the default deny list; their option tables are
+    // still tested, as an integrator who lifts the deny would rely on them.
+    let deny = if DEFAULT_DENIED_INTERPRETERS.contains(&program) {
+        DenyList::default().dangerous_allow([program])
+    } else {
+        DenyList::default()
+    };
     match AllowList::new([program]) {
-        Ok(allow) => ExecTool::builder().allow(allow).build(),
+        Ok(allow) => ExecTool::builder().allow(allow).deny(deny).build(),
         Err(_) => ExecTool::builder()
             .allow(AllowList::new(Vec::<String>::new()).unwrap())
             .build(),

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod builder;
+mod exec;
 mod registry;
 mod schema;
 

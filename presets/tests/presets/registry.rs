@@ -186,7 +186,11 @@ fn results_read_well() {
     let fixture = Fixture::new();
     let registry = fixture.registry();
     let calls = [
-        ("grep_ok", "grep", json!({"pattern": "TODO", "path": "notes.txt"})),
+        (
+            "grep_ok",
+            "grep",
+            json!({"pattern": "TODO", "path": "notes.txt"}),
+        ),
         (
             "sed_print_ok",
             "sed_print",
