@@ -155,8 +155,15 @@ fn exec_form_is_not_a_command_form() {
 #[test]
 fn deny_list_is_the_integrators() {
     let spec = || CommandSpec::new("py", "Run the fixed script", "python3 tools/report.py");
-    assert!(CommandTool::build(spec(), &DenyList::default(), ToolForm::Command).is_ok());
-    let stricter = DenyList::default().deny(["python3"]);
+    // Interpreters are denied by default; an integrator lifts the deny for a
+    // fixed script visibly.
+    assert!(matches!(
+        CommandTool::build(spec(), &DenyList::default(), ToolForm::Command),
+        Err(SpecError::DeniedProgram { .. })
+    ));
+    let lifted = DenyList::default().dangerous_allow(["python3"]);
+    assert!(CommandTool::build(spec(), &lifted, ToolForm::Command).is_ok());
+    let stricter = lifted.deny(["python3"]);
     assert!(matches!(
         CommandTool::build(spec(), &stricter, ToolForm::Command),
         Err(SpecError::DeniedProgram { .. })
