@@ -285,7 +285,10 @@ mod tests {
             ("{\"a\": it's // note\n}", r#"{"a":"it's"}"#),
             ("{1: one, $x_2: two}", r#"{"1":"one","$x_2":"two"}"#),
             // a key is text, whatever it spells (found by the fuzz target)
-            ("{undefined: 1, null: 2, True: 3}", r#"{"undefined":1,"null":2,"True":3}"#),
+            (
+                "{undefined: 1, null: 2, True: 3}",
+                r#"{"undefined":1,"null":2,"True":3}"#,
+            ),
             ("{undefined{", r#"{"undefined":{}}"#),
             ("[tab\u{1}]", r#"["tab\u0001"]"#),
         ]);

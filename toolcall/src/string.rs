@@ -3,13 +3,19 @@
 //!
 //! A quote of the kind that opened the string ends it when what follows is
 //! the end of the text, a delimiter (`, : ] } [ { / +`), a digit, a `#`
-//! comment or another quote. Otherwise the quote is content (`"v"alue"` is `v"alue`) unless the
-//! character before it is a delimiter: then the model forgot an end quote
-//! earlier, and the string is read again, stopping at that comma
-//! (`{"a":"b,"c":"d"}`) or at the first cut point (`{"a": "first, b: "x"}`:
-//! see [`Parser::at_cut_point`]). A string cut off by the end of the text is
-//! closed there, or at its first cut point when the text ends in a
-//! delimiter (`["hello]`).
+//! comment or another quote. Otherwise the quote is content (`"v"alue"` is
+//! `v"alue`), unless the character before it betrays an end quote missing
+//! earlier:
+//!
+//! - a comma, and the quote opens what looks like the next item (`"c":`,
+//!   `"c",`): the string is read again and ends at that comma
+//!   (`{"a":"b,"c":"d"}`); when no quote is left at all, this quote is the
+//!   end (`"x," tail`);
+//! - another delimiter: the string is read again and ends at its first cut
+//!   point (`{"a": "first, b: "x"}`; see [`Parser::at_cut_point`]).
+//!
+//! A string cut off by the end of the text is closed there, or at its first
+//! cut point when the text ends in a delimiter (`["hello]`).
 //!
 //! Every string is read at most twice, and the second reading cannot ask for
 //! a third. Whether a quote ends a string depends only on the characters
@@ -94,7 +100,8 @@ impl Parser<'_> {
             // copy a run of characters that need no decision at once
             let run = self.plain_run(stop);
             if run > 0 {
-                self.out.push_str(self.text.get(self.pos..self.pos + run).unwrap_or(""));
+                self.out
+                    .push_str(self.text.get(self.pos..self.pos + run).unwrap_or(""));
                 self.pos += run;
                 self.tick(run);
                 continue;

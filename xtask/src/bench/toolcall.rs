@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 
 use super::Figures;
 
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/jsonrepair.jsonl");
+const CORPUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/corpus/jsonrepair.jsonl"
+);
 /// Passes over all inputs in one timed Rust sample.
 const RUST_PASSES: usize = 100;
 /// Timed samples on each side; the median is reported.
@@ -50,7 +53,11 @@ pub(crate) fn run(figures: &mut Figures) -> Result<(), String> {
     let bytes: usize = inputs.iter().map(String::len).sum();
 
     let rust = rust_seconds_per_pass(&inputs);
-    figures.add("toolcall.repair_mb_per_s", bytes as f64 / rust / 1e6, "MB/s");
+    figures.add(
+        "toolcall.repair_mb_per_s",
+        bytes as f64 / rust / 1e6,
+        "MB/s",
+    );
 
     let (python, version) = python_seconds_per_pass(&inputs)?;
     eprintln!(
@@ -152,9 +159,13 @@ fn python_with_json_repair() -> Result<PathBuf, String> {
         .is_ok_and(|status| status.success());
     if !has_package {
         eprintln!("bench: toolcall: installing json-repair from PyPI");
-        run_quietly(
-            Command::new(&python).args(["-m", "pip", "install", "--quiet", "json-repair"]),
-        )?;
+        run_quietly(Command::new(&python).args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "json-repair",
+        ]))?;
     }
     Ok(python)
 }
