@@ -1,2 +1,82 @@
-//! The `jig` command (not built yet: see the open issue that owns it).
-fn main() {}
+//! `jig`: the command line and MCP server of the jig tool lineage.
+//!
+//! The binary is a front end to a [`jig_presets::Registry`]: it adds no
+//! validation of its own. Every call it makes, from the command line or from
+//! an MCP client, goes through the registry's policy chain, the tool's slot
+//! validation and the kernel, exactly as it would in an integrator's program.
+//!
+//! # Subcommands
+//!
+//! | command | module | what it does |
+//! |---|---|---|
+//! | `jig tools` | `cmd::tools` | the visible tools and their schemas, as JSON |
+//! | `jig call` | `cmd::call` | one call, printed as the model reads it (or `--json`) |
+//! | `jig check` | `cmd::check` | descriptor files checked like a compiler checks code |
+//! | `jig audit` | `cmd::audit` | the security reviewer's view of every visible tool |
+//! | `jig mcp` | `cmd::mcp` | the tools served over MCP on stdio |
+//!
+//! Each subcommand lives in its own module with its own `clap` arguments and a
+//! `run` function; adding one is a new module and one line in [`Command`].
+//!
+//! # Exit status
+//!
+//! 0 when the command did its job (for `jig call`: the tool ran, whatever
+//! the command's own exit code), 2 when a call was refused by any layer, 1 on
+//! a configuration or internal error (and, for `jig check`, when a file is
+//! bad).
+//!
+//! # Streams
+//!
+//! Results go to stdout; logs (`-v`) and warnings go to stderr only, so the
+//! stdout of `jig mcp` is the JSON-RPC channel and nothing else.
+#![forbid(unsafe_code)]
+// The binary's job is to print: results on stdout, warnings and logs on stderr.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod args;
+mod cmd;
+mod error;
+mod logging;
+mod preset;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+
+use crate::args::{Cli, Command};
+use crate::error::CliError;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(&error),
+    };
+    logging::init(cli.global.verbose);
+    let result = match &cli.command {
+        Command::Tools(args) => cmd::tools::run(&cli.global, args),
+        Command::Call(args) => cmd::call::run(&cli.global, args),
+        Command::Check(args) => cmd::check::run(&cli.global, args),
+        Command::Audit(args) => cmd::audit::run(&cli.global, args),
+        Command::Mcp(args) => cmd::mcp::run(&cli.global, args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("jig: error: {error}");
+            CliError::EXIT_CODE
+        }
+    }
+}
+
+/// Prints clap's message. Help and version exit 0; a bad command line is a
+/// configuration error and exits 1, not clap's 2, which `jig call` keeps for
+/// refusals.
+fn usage_error(error: &clap::Error) -> ExitCode {
+    // Printing can only fail when the streams are closed: nothing to tell.
+    let _ = error.print();
+    match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+        _ => CliError::EXIT_CODE,
+    }
+}

@@ -1,7 +1,8 @@
 //! MCP figures: per-call latency of `jig mcp` and of the Python
 //! `mcp-shell-server`, driven by the same Python MCP SDK client
 //! (`cli/tests/python/mcp_client.py`) running the same cheap command
-//! (`echo hello`), and the peak memory of both servers.
+//! (`echo hello`), and the peak memory of both servers. The 500 measured
+//! calls per server are made in rounds that alternate between the servers.
 //!
 //! Needs the workspace's `.venv` (created by `.ci/run`, with the `mcp`
 //! package) for the client, and PyPI for `mcp-shell-server`, which is
@@ -16,10 +17,14 @@ use super::Figures;
 
 /// The `mcp-shell-server` release measured against.
 const SHELL_SERVER: &str = "mcp-shell-server==1.1.14";
-/// Calls before measuring.
+/// Calls before measuring, in each round.
 const WARMUP: usize = 50;
-/// Calls measured.
+/// Calls measured in all (per server).
 const CALLS: usize = 500;
+/// The calls are measured in this many rounds, alternating between the two
+/// servers, so that a change in the machine's load (CI, other work) weighs
+/// on both alike.
+const ROUNDS: usize = 5;
 
 /// The descriptor tool jig serves for the benchmark.
 const ECHO_TOOL: &str = r#"{
@@ -58,29 +63,38 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
     let client = root.join("cli/tests/python/mcp_client.py");
     let workspace_arg = workspace.display().to_string();
 
-    let ours = measure(
-        python,
-        &client,
-        "echo_text",
-        &serde_json::json!({"text": "hello"}),
-        &[],
-        &[
-            jig.display().to_string(),
-            "--root".to_owned(),
-            workspace_arg.clone(),
-            "--tools".to_owned(),
-            tools.display().to_string(),
-            "mcp".to_owned(),
-        ],
-    )?;
-    let theirs = measure(
-        python,
-        &client,
-        "shell_execute",
-        &serde_json::json!({"command": ["echo", "hello"], "directory": workspace_arg}),
-        &["ALLOW_COMMANDS=echo"],
-        &[shell_server.display().to_string()],
-    )?;
+    let jig_server = [
+        jig.display().to_string(),
+        "--root".to_owned(),
+        workspace_arg.clone(),
+        "--tools".to_owned(),
+        tools.display().to_string(),
+        "mcp".to_owned(),
+    ];
+    let jig_arguments = serde_json::json!({"text": "hello"});
+    let shell_arguments =
+        serde_json::json!({"command": ["echo", "hello"], "directory": workspace_arg});
+    let shell_command = [shell_server.display().to_string()];
+    let mut ours = Measured::default();
+    let mut theirs = Measured::default();
+    for _ in 0..ROUNDS {
+        ours.add(measure(
+            python,
+            &client,
+            "echo_text",
+            &jig_arguments,
+            &[],
+            &jig_server,
+        )?);
+        theirs.add(measure(
+            python,
+            &client,
+            "shell_execute",
+            &shell_arguments,
+            &["ALLOW_COMMANDS=echo"],
+            &shell_command,
+        )?);
+    }
     for (name, run) in [("jig", &ours), ("shell_server", &theirs)] {
         if !run.sample.contains("hello") {
             return Err(format!(
@@ -90,13 +104,14 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
         }
     }
 
-    figures.add("mcp.jig_median_ms", ours.median_ms, "ms");
-    figures.add("mcp.jig_p99_ms", ours.p99_ms, "ms");
-    figures.add("mcp.shell_server_median_ms", theirs.median_ms, "ms");
-    figures.add("mcp.shell_server_p99_ms", theirs.p99_ms, "ms");
+    let (ours_median, theirs_median) = (ours.percentile(0.5), theirs.percentile(0.5));
+    figures.add("mcp.jig_median_ms", ours_median, "ms");
+    figures.add("mcp.jig_p99_ms", ours.percentile(0.99), "ms");
+    figures.add("mcp.shell_server_median_ms", theirs_median, "ms");
+    figures.add("mcp.shell_server_p99_ms", theirs.percentile(0.99), "ms");
     figures.add(
         "mcp.latency_ratio_vs_mcp_shell_server",
-        theirs.median_ms / ours.median_ms,
+        theirs_median / ours_median,
         "ratio",
     );
     figures.add("mcp.jig_peak_rss_mib", ours.peak_rss_mib, "MiB");
@@ -157,12 +172,31 @@ fn run_quiet(command: &mut Command) -> Result<(), String> {
     }
 }
 
-/// One server's figures.
+/// One server's figures, gathered over the rounds.
+#[derive(Default)]
 struct Measured {
-    median_ms: f64,
-    p99_ms: f64,
+    latencies_ms: Vec<f64>,
     peak_rss_mib: f64,
     sample: String,
+}
+
+impl Measured {
+    fn add(&mut self, round: Measured) {
+        self.latencies_ms.extend(round.latencies_ms);
+        self.peak_rss_mib = self.peak_rss_mib.max(round.peak_rss_mib);
+        self.sample = round.sample;
+    }
+
+    /// The nearest-rank percentile of the latencies.
+    fn percentile(&self, fraction: f64) -> f64 {
+        let mut sorted = self.latencies_ms.clone();
+        sorted.sort_by(f64::total_cmp);
+        let rank = (fraction * sorted.len() as f64).ceil() as usize;
+        sorted
+            .get(rank.saturating_sub(1).min(sorted.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or(f64::NAN)
+    }
 }
 
 /// Runs the client's bench mode against `server` and reads its report.
@@ -185,7 +219,7 @@ fn measure(
             "--warmup",
             &WARMUP.to_string(),
             "--calls",
-            &CALLS.to_string(),
+            &(CALLS / ROUNDS).to_string(),
         ])
         .arg("--quiet-server");
     for pair in env {
@@ -204,32 +238,25 @@ fn measure(
     }
     let report: Value = serde_json::from_slice(&output.stdout)
         .map_err(|e| format!("the MCP client's report is not JSON: {e}"))?;
-    let mut latencies: Vec<f64> = report["latencies_ms"]
+    let latencies_ms: Vec<f64> = report["latencies_ms"]
         .as_array()
         .ok_or("the report has no latencies")?
         .iter()
         .filter_map(Value::as_f64)
         .collect();
-    if latencies.len() != CALLS {
-        return Err(format!("{} latencies, not {CALLS}", latencies.len()));
+    if latencies_ms.len() != CALLS / ROUNDS {
+        return Err(format!(
+            "{} latencies, not {}",
+            latencies_ms.len(),
+            CALLS / ROUNDS
+        ));
     }
-    latencies.sort_by(f64::total_cmp);
     let peak_kib = report["server_peak_rss_kib"]
         .as_f64()
         .ok_or("the report has no peak memory of the server")?;
     Ok(Measured {
-        median_ms: percentile(&latencies, 0.5),
-        p99_ms: percentile(&latencies, 0.99),
+        latencies_ms,
         peak_rss_mib: peak_kib / 1024.0,
         sample: report["sample"].as_str().unwrap_or_default().to_owned(),
     })
-}
-
-/// The nearest-rank percentile of sorted values.
-fn percentile(sorted: &[f64], fraction: f64) -> f64 {
-    let rank = (fraction * sorted.len() as f64).ceil() as usize;
-    sorted
-        .get(rank.saturating_sub(1).min(sorted.len().saturating_sub(1)))
-        .copied()
-        .unwrap_or(f64::NAN)
 }

@@ -1,0 +1,87 @@
+//! `jig audit`: the security reviewer's view of the whole lineage: for every
+//! visible tool, its form, the binaries it can run, its fixed skeleton, its
+//! slots and how much the model can vary.
+
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use jig_lineage::{Tool, ToolAudit};
+use serde_json::{Value, json};
+
+use crate::args::GlobalArgs;
+use crate::error::{CliError, EXIT_OK, exit};
+
+/// Arguments of `jig audit`.
+#[derive(Debug, Args)]
+pub(crate) struct AuditArgs {
+    /// Text for a person, or JSON for a program
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// How `jig audit` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// One block per tool
+    Text,
+    /// One JSON object
+    Json,
+}
+
+/// Prints the audit of every visible tool.
+pub(crate) fn run(global: &GlobalArgs, args: &AuditArgs) -> Result<ExitCode, CliError> {
+    let built = crate::preset::build(global)?;
+    let registry = &built.registry;
+    let tools: Vec<(&dyn Tool, ToolAudit)> = registry.tools().map(|t| (t, t.audit())).collect();
+    let root = registry.kernel().root().display().to_string();
+    match args.format {
+        Format::Json => super::print_json(&to_json(&root, &tools))?,
+        Format::Text => super::print_text(&to_text(&root, &tools))?,
+    }
+    Ok(exit(EXIT_OK))
+}
+
+fn to_json(root: &str, tools: &[(&dyn Tool, ToolAudit)]) -> Value {
+    json!({
+        "root": root,
+        "tools": tools.iter().map(|(tool, audit)| json!({
+            "name": tool.name(),
+            "form": audit.form.as_str(),
+            "binaries": audit.binaries,
+            "skeleton": audit.skeleton,
+            "slots": audit.slots,
+            "variability": audit.variability,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn to_text(root: &str, tools: &[(&dyn Tool, ToolAudit)]) -> String {
+    let count = |form: &str| {
+        tools
+            .iter()
+            .filter(|(_, a)| a.form.as_str() == form)
+            .count()
+    };
+    let mut text = format!(
+        "{} visible tools ({} command, {} descriptor, {} exec); every command runs in {root}\n",
+        tools.len(),
+        count("command"),
+        count("descriptor"),
+        count("exec"),
+    );
+    for (tool, audit) in tools {
+        text.push('\n');
+        text.push_str(&format!("{} ({} form)\n", tool.name(), audit.form.as_str()));
+        text.push_str(&format!("  binaries:    {}\n", audit.binaries.join(", ")));
+        text.push_str(&format!("  skeleton:    {}\n", audit.skeleton));
+        if audit.slots.is_empty() {
+            text.push_str("  slots:       none\n");
+        }
+        for (i, slot) in audit.slots.iter().enumerate() {
+            let label = if i == 0 { "slots:" } else { "" };
+            text.push_str(&format!("  {label:<12} {slot}\n"));
+        }
+        text.push_str(&format!("  variability: {}\n", audit.variability));
+    }
+    text
+}

@@ -1,0 +1,253 @@
+//! `jig call`: one call through the registry, printed as the model reads it
+//! (or as one JSON object with `--json`).
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use clap::Args;
+use jig_lineage::{Invocation, Refusal, ToolResult};
+use serde_json::{Value, json};
+
+use crate::args::GlobalArgs;
+use crate::error::{CliError, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, exit};
+
+/// Arguments of `jig call`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Exit status: 0 when the tool ran (whatever the command's own exit code), 2 when the call was
+refused by any layer (policy, slot validation, exec layers), 1 on a configuration error.
+
+--json prints one object: status (ran, allowed for a dry run, refused, error), code,
+error_type, message, argv, exit_code, signal, timed_out, output, dropped_bytes, duration_ms.")]
+pub(crate) struct CallArgs {
+    /// The tool to call (see `jig tools`)
+    #[arg(value_name = "NAME")]
+    name: String,
+
+    /// The arguments, a JSON object; `-` reads them from stdin [default: {}]
+    #[arg(value_name = "ARGS_JSON|-")]
+    arguments: Option<String>,
+
+    /// Validate the call through every layer and print what would run; run nothing
+    #[arg(long)]
+    dry_run: bool,
+
+    /// Print one JSON object instead of the model-facing text
+    #[arg(long)]
+    json: bool,
+}
+
+/// Makes the call and prints its result.
+pub(crate) fn run(global: &GlobalArgs, args: &CallArgs) -> Result<ExitCode, CliError> {
+    match call(global, args) {
+        Ok(report) => {
+            if args.json {
+                super::print_json(&report.to_json())?;
+            } else {
+                super::print_text(&report.text())?;
+            }
+            Ok(exit(report.exit_status()))
+        }
+        Err(error) if args.json => {
+            super::print_json(&error_json(&error))?;
+            eprintln!("jig: error: {error}");
+            Ok(exit(EXIT_ERROR))
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// What one call came to.
+enum Report {
+    /// The call ran, or was refused.
+    Dispatched(ToolResult),
+    /// A dry run passed every layer.
+    Allowed(Invocation),
+    /// A dry run was refused.
+    DryRefused(Refusal),
+}
+
+fn call(global: &GlobalArgs, args: &CallArgs) -> Result<Report, CliError> {
+    let arguments = read_arguments(args.arguments.as_deref())?;
+    let built = crate::preset::build(global)?;
+    let registry = built.registry;
+    if args.dry_run {
+        return Ok(match registry.dry_run(&args.name, &arguments) {
+            Ok(invocation) => Report::Allowed(invocation),
+            Err(refusal) => Report::DryRefused(refusal),
+        });
+    }
+    Ok(Report::Dispatched(
+        registry.dispatch(&args.name, &arguments),
+    ))
+}
+
+/// The arguments as given. Text that is not JSON is passed on as a string, so
+/// the registry refuses it with the same guidance a model would get (620):
+/// the binary adds no validation of its own.
+fn read_arguments(arguments: Option<&str>) -> Result<Value, CliError> {
+    let text = match arguments {
+        None => return Ok(Value::Null),
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|source| CliError::Read {
+                    what: "the arguments from stdin".to_owned(),
+                    source,
+                })?;
+            text
+        }
+        Some(text) => text.to_owned(),
+    };
+    Ok(serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+impl Report {
+    fn exit_status(&self) -> u8 {
+        match self {
+            Report::Dispatched(ToolResult::Ran { .. }) | Report::Allowed(_) => EXIT_OK,
+            Report::Dispatched(_) | Report::DryRefused(_) => EXIT_REFUSED,
+        }
+    }
+
+    /// The text printed without `--json`: the model-facing string, or for a
+    /// dry run what would run.
+    fn text(&self) -> String {
+        match self {
+            Report::Dispatched(result) => result.text(),
+            Report::Allowed(invocation) => dry_run_text(invocation),
+            Report::DryRefused(refusal) => refusal.render(),
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        match self {
+            Report::Dispatched(
+                result @ ToolResult::Ran {
+                    invocation,
+                    outcome,
+                },
+            ) => json!({
+                "status": "ran",
+                "code": null,
+                "error_type": null,
+                "message": result.text(),
+                "argv": invocation.argv,
+                "exit_code": outcome.exit_code(),
+                "signal": outcome.signal(),
+                "timed_out": outcome.timed_out(),
+                "output": outcome.output.text(),
+                "dropped_bytes": outcome.output.dropped_bytes(),
+                "duration_ms": millis(outcome.duration),
+            }),
+            Report::Dispatched(result) => match result.refusal() {
+                Some(refusal) => refused_json(refusal),
+                None => error_json(&CliError::Internal(format!(
+                    "the call came to an unknown kind of result: {}",
+                    result.text()
+                ))),
+            },
+            Report::Allowed(invocation) => {
+                let mut value = empty("allowed");
+                value["message"] = Value::String(dry_run_text(invocation));
+                value["argv"] = json!(invocation.argv);
+                value
+            }
+            Report::DryRefused(refusal) => refused_json(refusal),
+        }
+    }
+}
+
+/// An object with every field, `status` set and the rest null.
+fn empty(status: &str) -> Value {
+    json!({
+        "status": status,
+        "code": null,
+        "error_type": null,
+        "message": null,
+        "argv": null,
+        "exit_code": null,
+        "signal": null,
+        "timed_out": null,
+        "output": null,
+        "dropped_bytes": null,
+        "duration_ms": null,
+    })
+}
+
+fn refused_json(refusal: &Refusal) -> Value {
+    let mut value = empty("refused");
+    value["code"] = json!(refusal.code.code());
+    value["error_type"] = json!(refusal.code.error_type());
+    value["message"] = json!(refusal.render());
+    value
+}
+
+fn error_json(error: &CliError) -> Value {
+    let mut value = empty("error");
+    value["message"] = json!(error.to_string());
+    value
+}
+
+/// Milliseconds, to the microsecond.
+fn millis(duration: std::time::Duration) -> f64 {
+    (duration.as_secs_f64() * 1_000_000.0).round() / 1_000.0
+}
+
+/// `allowed: would run grep -rn TODO .` and the details of the invocation.
+fn dry_run_text(invocation: &Invocation) -> String {
+    let mut text = format!("allowed: would run {}", shell_words(&invocation.argv));
+    for (key, value) in &invocation.env {
+        text.push_str(&format!("\nwith environment {key}={}", quote(value)));
+    }
+    if invocation.read_only {
+        text.push_str("\nread-only: yes");
+    }
+    if let Some(rule) = &invocation.needs_approval {
+        text.push_str(&format!("\nneeds approval: {rule}"));
+    }
+    text
+}
+
+/// The argv as a person would type it (quoted for reading only: jig never
+/// runs a shell).
+fn shell_words(argv: &[String]) -> String {
+    argv.iter()
+        .map(|word| quote(word))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./,:=+@%^".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_quoted_only_when_needed() {
+        let argv = ["grep", "-rn", "a b", "it's", "", "x;y"].map(str::to_owned);
+        assert_eq!(shell_words(&argv), r#"grep -rn 'a b' 'it'\''s' '' 'x;y'"#);
+    }
+
+    #[test]
+    fn arguments_that_are_not_json_go_on_as_text() {
+        assert_eq!(read_arguments(None).unwrap(), Value::Null);
+        assert_eq!(read_arguments(Some(r#"{"a":1}"#)).unwrap(), json!({"a": 1}));
+        assert_eq!(
+            read_arguments(Some("{oops")).unwrap(),
+            Value::String("{oops".to_owned())
+        );
+    }
+}

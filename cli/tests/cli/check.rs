@@ -1,0 +1,130 @@
+//! `jig check`: compiler-style diagnostics for descriptor files.
+
+use crate::snapshot;
+use crate::support::{example_tools, run_jig, tools_dir};
+
+const GOOD: &str = r#"{
+  "name": "line_count",
+  "description": "Count lines",
+  "command": "wc -l {path}",
+  "arguments": {"path": {"type": "path", "description": "File", "required": true}}
+}"#;
+
+const DENIED_BINARY: &str = r#"{
+  "name": "wipe",
+  "description": "Remove a file",
+  "command": "rm -f {path}",
+  "arguments": {"path": {"type": "path", "description": "File", "required": true}}
+}"#;
+
+const UNDECLARED_SLOT: &str = r#"{
+  "name": "search",
+  "description": "Search",
+  "command": "grep -rn {pattern} {where}",
+  "arguments": {
+    "pattern": {"type": "string", "description": "Pattern", "required": true}
+  }
+}"#;
+
+const BAD_JSON: &str =
+    "{\n  \"name\": \"broken\",\n  \"command\": \"ls\"\n  \"description\": \"x\"\n}\n";
+
+const CLASH: &str = r#"{
+  "name": "grep",
+  "description": "Shadows the built-in",
+  "command": "grep -n {pattern} README.md",
+  "arguments": {"pattern": {"type": "string", "description": "Pattern", "required": true}}
+}"#;
+
+#[test]
+fn the_example_tools_are_clean() {
+    let dir = example_tools();
+    let run = run_jig(&["check", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("3 tools loaded"), "{}", run.stderr);
+    let run = run_jig(&[
+        "--tools",
+        dir.to_str().unwrap(),
+        "check",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["ok"], true);
+    assert_eq!(run.json()["loaded"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn each_bad_file_gets_a_diagnostic_and_the_good_ones_load() {
+    let dir = tools_dir(&[
+        ("good.tool.json", GOOD),
+        ("denied.tool.json", DENIED_BINARY),
+        ("undeclared.tool.json", UNDECLARED_SLOT),
+        ("broken.tool.json", BAD_JSON),
+        ("clash.tool.json", CLASH),
+        ("ignored.json", "not a tool file"),
+    ]);
+    let run = run_jig(&["check", dir.path().to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    for file in ["denied", "undeclared", "broken", "clash"] {
+        assert!(
+            run.stderr.contains(&format!("{file}.tool.json")),
+            "{file}:\n{}",
+            run.stderr
+        );
+    }
+    assert!(!run.stderr.contains("good.tool.json"), "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("error[613]").count(),
+        4,
+        "{}",
+        run.stderr
+    );
+    snapshot!("diagnostics", sorted_blocks(&run.stderr));
+
+    let run = run_jig(&["check", dir.path().to_str().unwrap(), "--format", "json"]);
+    assert_eq!(run.code, 1);
+    let json = run.json();
+    assert_eq!(json["loaded"], serde_json::json!(["line_count"]));
+    assert_eq!(json["files"], 5);
+    for error in json["errors"].as_array().unwrap() {
+        assert_eq!(error["code"], 613);
+        assert!(error["file"].as_str().unwrap().ends_with(".tool.json"));
+    }
+}
+
+#[test]
+fn a_bad_json_file_points_at_the_line_and_column() {
+    let dir = tools_dir(&[("broken.tool.json", BAD_JSON)]);
+    let run = run_jig(&["check", dir.path().to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("broken.tool.json:4:"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("4 |   \"description\""),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains('^'), "{}", run.stderr);
+}
+
+#[test]
+fn a_missing_folder_is_an_error() {
+    let run = run_jig(&["check", "/nonexistent/jig-tools"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("/nonexistent/jig-tools"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// The diagnostics sorted (the loader's order is the folder's), then the
+/// summary line.
+fn sorted_blocks(stderr: &str) -> String {
+    let mut blocks: Vec<&str> = stderr.trim_end().split("\n\n").collect();
+    let summary = blocks.pop().unwrap_or_default();
+    blocks.sort_unstable();
+    blocks.push(summary);
+    blocks.join("\n\n")
+}

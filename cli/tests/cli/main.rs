@@ -1,0 +1,15 @@
+//! Integration tests of the `jig` binary: each test runs the real built
+//! binary as a user, a script or an MCP client would.
+// Tests drive the binary as a user would, so they start processes; tests
+// may unwrap (clippy.toml allows it in tests, this says so for helpers too).
+#![allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::panic)]
+
+mod audit;
+mod call;
+mod check;
+mod help;
+mod mcp;
+mod python;
+mod support;
+mod tools;
