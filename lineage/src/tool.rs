@@ -94,9 +94,10 @@ impl Invocation {
 pub struct Refusal {
     /// The code (614 for a slot, 615 for the exec tool...).
     pub code: ErrorCode,
-    /// The layer that refused: `slot`, `policy`, `exec.operator`,
+    /// The layer that refused: `slot`; `exec.arguments`, `exec.operator`,
     /// `exec.allowlist`, `exec.denylist`, `exec.flags`, `exec.path`,
-    /// `kernel`...
+    /// `exec.rule`; `policy.denylist`, `policy.allowlist`,
+    /// `policy.approval`; `registry`; `kernel`.
     pub layer: String,
     /// The slot (or argument) at fault, when there is one.
     pub slot: Option<String>,

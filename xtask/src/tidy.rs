@@ -23,13 +23,52 @@ pub(crate) fn workspace_root() -> PathBuf {
 /// Runs every tidy check; the error lists every violation.
 pub(crate) fn run() -> Result<(), String> {
     let root = workspace_root();
-    let violations = check_workspace(&root)?;
+    let mut violations = check_workspace(&root)?;
+    violations.extend(check_error_table(&root)?);
     if violations.is_empty() {
-        println!("tidy: dependency edges match ARCHITECTURE.md");
+        println!(
+            "tidy: dependency edges match ARCHITECTURE.md; README's error codes match the code"
+        );
         Ok(())
     } else {
         Err(violations.join("\n"))
     }
+}
+
+/// The README's error-code table must list exactly the codes of
+/// `jig_lineage::ErrorCode`, with their `error_type` names.
+pub(crate) fn check_error_table(root: &Path) -> Result<Vec<String>, String> {
+    let readme = std::fs::read_to_string(root.join("README.md"))
+        .map_err(|e| format!("cannot read README.md: {e}"))?;
+    Ok(error_table_violations(&readme))
+}
+
+fn error_table_violations(readme: &str) -> Vec<String> {
+    let rows: BTreeSet<(u16, String)> = readme
+        .lines()
+        .filter_map(|line| {
+            let mut cells = line.split('|').map(str::trim).skip(1);
+            let code = cells.next()?.parse().ok()?;
+            let error_type = cells.next()?.trim_matches('`').to_owned();
+            Some((code, error_type))
+        })
+        .collect();
+    let expected: BTreeSet<(u16, String)> = jig_lineage::ErrorCode::ALL
+        .iter()
+        .map(|c| (c.code(), c.error_type().to_owned()))
+        .collect();
+    let mut violations = Vec::new();
+    for (code, error_type) in expected.difference(&rows) {
+        violations.push(format!(
+            "README.md's error table lacks {code} `{error_type}`"
+        ));
+    }
+    for (code, error_type) in rows.difference(&expected) {
+        violations.push(format!(
+            "README.md's error table lists {code} `{error_type}`, which the code does not have"
+        ));
+    }
+    violations
 }
 
 /// Checks the real workspace at `root` and returns the violations.
@@ -169,6 +208,29 @@ mod tests {
         let allowed = vec![edge("xtask", "*")];
         assert!(violations(&allowed, &[edge("xtask", "jig-cli")]).is_empty());
         assert_eq!(violations(&allowed, &[edge("jig-cli", "xtask")]).len(), 1);
+    }
+
+    #[test]
+    fn the_readme_lists_every_error_code() {
+        let violations = check_error_table(&workspace_root()).unwrap();
+        assert!(violations.is_empty(), "{violations:#?}");
+    }
+
+    #[test]
+    fn a_missing_or_wrong_error_row_is_a_violation() {
+        let readme = "| 613 | `descriptor_invalid` | x |\n| 614 | `slot_wrong` | y |\n";
+        let violations = error_table_violations(readme);
+        assert!(
+            violations
+                .iter()
+                .any(|v| v.contains("lacks 614 `slot_invalid`"))
+        );
+        assert!(
+            violations
+                .iter()
+                .any(|v| v.contains("lists 614 `slot_wrong`"))
+        );
+        assert!(violations.iter().any(|v| v.contains("lacks 621")));
     }
 
     #[test]
