@@ -17,7 +17,8 @@ use crate::cmd;
     max_term_width = 100,
     after_help = "\
 Exit status: 0 when the command did its job (for `call`: the tool ran, whatever its own exit
-code), 2 when a call was refused by any layer, 1 on a configuration or internal error.
+code), 2 when a call was refused by any layer, 1 on a configuration or internal error;
+`parse` and `agent` add their own (see their --help).
 
 Environment: JIG_TOOL_ALLOWLIST, JIG_TOOL_DENYLIST (comma-separated tool names; the runtime
 policy, added to --allow and --deny) and JIG_ENABLED_TOOLS (the tools the model can see).
@@ -48,6 +49,12 @@ pub(crate) enum Command {
     Audit(cmd::audit::AuditArgs),
     /// Serve the tools to an MCP client over stdio
     Mcp(cmd::mcp::McpArgs),
+    /// Repair the JSON in a model's text (stdin) and print it
+    Repair(cmd::repair::RepairArgs),
+    /// Print the tool call in a model's reply (stdin), normalized
+    Parse(cmd::parse::ParseArgs),
+    /// Run a model on a task (OpenAI-compatible endpoint); its calls go through the tools
+    Agent(cmd::agent::AgentArgs),
 }
 
 /// Options that configure the workspace, the tools and the policy; they may

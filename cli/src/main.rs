@@ -14,6 +14,9 @@
 //! | `jig check` | `cmd::check` | descriptor files checked like a compiler checks code |
 //! | `jig audit` | `cmd::audit` | the security reviewer's view of every visible tool |
 //! | `jig mcp` | `cmd::mcp` | the tools served over MCP on stdio |
+//! | `jig repair` | `cmd::repair` | the JSON in a model's text, repaired |
+//! | `jig parse` | `cmd::parse` | the tool call in a model's reply, normalized |
+//! | `jig agent` | `cmd::agent` | the tool-call loop against a model endpoint |
 //!
 //! Each subcommand lives in its own module with its own `clap` arguments and a
 //! `run` function; adding one is a new module and one line in [`Command`].
@@ -23,7 +26,8 @@
 //! 0 when the command did its job (for `jig call`: the tool ran, whatever
 //! the command's own exit code), 2 when a call was refused by any layer, 1 on
 //! a configuration or internal error (and, for `jig check`, when a file is
-//! bad).
+//! bad). `jig parse` exits 3 when the text holds no call; `jig agent` exits
+//! 4 when the run stopped before the model finished.
 //!
 //! # Streams
 //!
@@ -59,6 +63,9 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::run(&cli.global, args),
         Command::Audit(args) => cmd::audit::run(&cli.global, args),
         Command::Mcp(args) => cmd::mcp::run(&cli.global, args),
+        Command::Repair(args) => cmd::repair::run(args),
+        Command::Parse(args) => cmd::parse::run(args),
+        Command::Agent(args) => cmd::agent::run(&cli.global, args),
     };
     match result {
         Ok(code) => code,

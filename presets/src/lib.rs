@@ -69,6 +69,7 @@
 mod builder;
 mod registry;
 mod schema;
+mod toolcall;
 mod wiring;
 
 pub use builder::{Built, FullPreset, PresetError};

@@ -44,7 +44,11 @@ pub(crate) fn check_error_table(root: &Path) -> Result<Vec<String>, String> {
 }
 
 fn error_table_violations(readme: &str) -> Vec<String> {
-    let rows: BTreeSet<(u16, String)> = readme
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Error codes"))
+        .unwrap_or_default();
+    let rows: BTreeSet<(u16, String)> = section
         .lines()
         .filter_map(|line| {
             let mut cells = line.split('|').map(str::trim).skip(1);
@@ -218,7 +222,9 @@ mod tests {
 
     #[test]
     fn a_missing_or_wrong_error_row_is_a_violation() {
-        let readme = "| 613 | `descriptor_invalid` | x |\n| 614 | `slot_wrong` | y |\n";
+        let readme = "# x\n\n| 0 | an exit status table elsewhere |\n\n## Error codes\n\n\
+                      | 613 | `descriptor_invalid` | x |\n| 614 | `slot_wrong` | y |\n\n## Next\n\
+                      | 615 | `exec_refused` | not in the section |\n";
         let violations = error_table_violations(readme);
         assert!(
             violations
@@ -231,6 +237,8 @@ mod tests {
                 .any(|v| v.contains("lists 614 `slot_wrong`"))
         );
         assert!(violations.iter().any(|v| v.contains("lacks 621")));
+        assert!(violations.iter().any(|v| v.contains("lacks 615")));
+        assert!(!violations.iter().any(|v| v.contains("lists 0")));
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! One module per subcommand: its `clap` arguments and its `run` function.
 
+pub(crate) mod agent;
 pub(crate) mod audit;
 pub(crate) mod call;
 pub(crate) mod check;
 pub(crate) mod mcp;
+pub(crate) mod parse;
+pub(crate) mod repair;
 pub(crate) mod tools;
 
 use std::io::Write;

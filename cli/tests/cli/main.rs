@@ -5,11 +5,14 @@
 #![allow(clippy::disallowed_methods, clippy::unwrap_used, clippy::expect_used)]
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::panic)]
 
+mod agent;
 mod audit;
 mod call;
+mod chat_server;
 mod check;
 mod help;
 mod mcp;
 mod python;
+mod repair_parse;
 mod support;
 mod tools;

@@ -9,8 +9,8 @@ use serde_json::json;
 
 use crate::{Workspace, build};
 use jig_lineage::{
-    CommandSpec, RunContext, SlotSpec, SlotType, Template, Token, Tool, ToolForm, ToolResult,
-    builtin_tools,
+    CommandSpec, CommandTool, DenyList, RunContext, SlotSpec, SlotType, Template, Token, Tool,
+    ToolForm, ToolResult, builtin_tools,
 };
 
 #[test]
@@ -163,7 +163,10 @@ proptest! {
         for (i, kind) in kinds.iter().enumerate() {
             spec = spec.slot(format!("s{i}"), SlotSpec::new(*kind, "").required());
         }
-        let tool = build(spec);
+        // The property is about slots, not the deny list: random program
+        // names such as `dd` must not make the build fail.
+        let no_deny = DenyList::dangerous_replace(Vec::<String>::new());
+        let tool = CommandTool::build(spec, &no_deny, ToolForm::Command).unwrap();
         let target = (!kinds.is_empty()).then(|| target.index(kinds.len()));
         let mut arguments = serde_json::Map::new();
         for (i, kind) in kinds.iter().enumerate() {

@@ -1,0 +1,206 @@
+//! `jig agent`: the tool-call loop against an OpenAI-compatible chat
+//! completions endpoint, every call through the registry.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use jig_toolcall::{
+    Action, AgentLoop, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_ROUNDS, Event, Mode, OpenAiClient,
+    OpenAiConfig, StopReason,
+};
+
+use crate::args::GlobalArgs;
+use crate::error::{CliError, EXIT_ERROR, EXIT_OK, exit};
+
+/// Exit status when the run stopped before the model finished.
+const EXIT_UNFINISHED: u8 = 4;
+/// Lines of a result printed per round.
+const SHOWN_LINES: usize = 6;
+/// Characters of a result printed per round.
+const SHOWN_CHARS: usize = 400;
+
+/// Arguments of `jig agent`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Runs a model on a task: the model's calls go through the same registry as `jig call` (the
+global options set the workspace, the tools, the policy and the exec tool), each round is
+printed as it happens, and the run stops when the model finishes, replies without a call,
+or reaches --max-rounds.
+
+Prompt mode (the default) lists the tools in the system prompt and reads one JSON object per
+reply, repaired: for small local models without native tool calling. --native uses the
+endpoint's own tool calling (`tools`, `tool_calls`).
+
+Exit status: 0 when the model finished, 4 when the run stopped first (maximum of rounds,
+calls that stayed unusable after corrections), 1 on a configuration error or when the endpoint
+failed.
+
+Examples:
+  llama-server -m model.gguf --port 8080
+  jig --root . agent --endpoint http://127.0.0.1:8080/v1 --model local \"Find the TODOs\"
+  jig --root . agent --endpoint http://127.0.0.1:11434/v1 --model qwen2.5:7b --native \"...\"
+  OPENAI_API_KEY=... jig agent --endpoint https://api.openai.com/v1 --model gpt-4o-mini \\
+      --native --api-key-env OPENAI_API_KEY \"...\"")]
+pub(crate) struct AgentArgs {
+    /// The task, in words; `-` reads it from stdin
+    #[arg(value_name = "TASK")]
+    task: String,
+
+    /// Base URL of an OpenAI-compatible API, such as http://127.0.0.1:8080/v1
+    #[arg(long, value_name = "URL")]
+    endpoint: String,
+
+    /// The model name the endpoint expects
+    #[arg(long, value_name = "NAME")]
+    model: String,
+
+    /// Use the endpoint's native tool calling instead of JSON in the text
+    #[arg(long)]
+    native: bool,
+
+    /// Stop after this many model replies
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_ROUNDS)]
+    max_rounds: usize,
+
+    /// Read the API key from this environment variable (sent as a bearer token)
+    #[arg(long, value_name = "VAR")]
+    api_key_env: Option<String>,
+
+    /// Time allowed for one model reply, in seconds
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    model_timeout: u64,
+
+    /// Most bytes of one result fed back to the model (on top of each tool's output budget)
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_RESULT_BYTES)]
+    max_result_bytes: usize,
+}
+
+/// Runs the loop, printing each round.
+pub(crate) fn run(global: &GlobalArgs, args: &AgentArgs) -> Result<ExitCode, CliError> {
+    let task = if args.task == "-" {
+        super::repair::read_stdin()?
+    } else {
+        args.task.clone()
+    };
+    let mut config = OpenAiConfig::new(&args.endpoint, &args.model)
+        .with_timeout(Duration::from_secs(args.model_timeout.max(1)));
+    if let Some(var) = &args.api_key_env {
+        config = config.with_api_key(api_key(var)?);
+    }
+    let mut client = OpenAiClient::new(config);
+    let built = crate::preset::build(global)?;
+    let mode = if args.native {
+        Mode::Native
+    } else {
+        Mode::Prompt
+    };
+    let agent = AgentLoop::new(&built.registry)
+        .with_mode(mode)
+        .with_max_rounds(args.max_rounds)
+        .with_max_result_bytes(args.max_result_bytes);
+    let mut printed = Ok(());
+    let transcript = agent
+        .run(&mut client, &task, |event| {
+            if printed.is_ok() {
+                printed = print_event(event);
+            }
+        })
+        .map_err(|error| CliError::Usage(error.to_string()))?;
+    printed?;
+    Ok(exit(match transcript.stop {
+        StopReason::Finished { .. } | StopReason::NoCall { .. } => EXIT_OK,
+        StopReason::ModelFailed(_) => EXIT_ERROR,
+        _ => EXIT_UNFINISHED,
+    }))
+}
+
+/// The key in `var`; an unset or empty variable is a configuration error.
+/// The key itself is never printed.
+fn api_key(var: &str) -> Result<String, CliError> {
+    match std::env::var(var) {
+        Ok(key) if !key.trim().is_empty() => Ok(key.trim().to_owned()),
+        _ => Err(CliError::Usage(format!(
+            "--api-key-env: the environment variable {var} is not set or empty"
+        ))),
+    }
+}
+
+/// One event, printed: a call and its result (shortened), a correction, the
+/// end of the run.
+fn print_event(event: &Event<'_>) -> Result<(), CliError> {
+    match event {
+        Event::Action { round, action } => match action {
+            Action::Called { call, fed_back, .. } => {
+                let arguments = serde_json::Value::Object(call.arguments().clone());
+                super::print_text(&format!(
+                    "[{round}] {} {arguments}\n{}",
+                    call.name(),
+                    shortened(fed_back)
+                ))
+            }
+            Action::Corrected { reason, .. } => {
+                super::print_text(&format!("[{round}] unusable call, asked again: {reason}"))
+            }
+            _ => Ok(()),
+        },
+        Event::Stop { reason } => match reason {
+            StopReason::Finished { answer } => super::print_text(&format!("done: {answer}")),
+            StopReason::NoCall { text } => super::print_text(&format!("answer: {}", text.trim())),
+            StopReason::ModelFailed(error) => {
+                eprintln!("jig: error: {error}");
+                Ok(())
+            }
+            other => {
+                eprintln!("jig: {other}");
+                Ok(())
+            }
+        },
+        _ => Ok(()),
+    }
+}
+
+/// The first lines of a result, indented, with a note of what was left out.
+fn shortened(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut shown = String::new();
+    for line in lines.iter().take(SHOWN_LINES) {
+        shown.push_str("    ");
+        shown.push_str(line);
+        shown.push('\n');
+    }
+    let mut cut = false;
+    if shown.chars().count() > SHOWN_CHARS {
+        shown = shown.chars().take(SHOWN_CHARS).collect();
+        shown.push('\n');
+        cut = true;
+    }
+    if lines.len() > SHOWN_LINES || cut {
+        shown.push_str(&format!(
+            "    [... {} lines, {} bytes in all]",
+            lines.len(),
+            text.len()
+        ));
+    }
+    shown.trim_end().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shortened;
+
+    #[test]
+    fn results_are_shortened_for_the_terminal() {
+        assert_eq!(
+            shortened("exit: 0\noutput: a"),
+            "    exit: 0\n    output: a"
+        );
+        let long: String = (1..=20).map(|n| format!("line {n}\n")).collect();
+        let short = shortened(&long);
+        assert_eq!(short.lines().count(), 7, "{short}");
+        assert!(
+            short.ends_with("[... 20 lines, 151 bytes in all]"),
+            "{short}"
+        );
+    }
+}

@@ -1,0 +1,76 @@
+//! `jig repair` and `jig parse`: text on stdin, JSON on stdout, exit
+//! statuses that tell a call from no call from an unusable one.
+
+use crate::snapshot;
+use crate::support::{run_jig, run_stdin};
+
+#[test]
+fn repair_prints_the_repaired_json() {
+    let cases = [
+        (
+            "Sure! {'path': 'src', 'recursive': True, // the folder",
+            r#"{"path":"src","recursive":true}"#,
+        ),
+        (
+            "```json\n{\"a\": [1, 2,], \"b\": None}\n```",
+            r#"{"a":[1,2],"b":null}"#,
+        ),
+        ("[1, 2", "[1,2]"),
+    ];
+    for (input, expected) in cases {
+        let run = run_stdin(&["repair"], input);
+        assert_eq!(run.code, 0, "{input}: {run:?}");
+        assert_eq!(run.stdout, format!("{expected}\n"), "{input}");
+        assert_eq!(run.stderr, "");
+    }
+    let run = run_stdin(&["repair", "--pretty"], "{'a': 1}");
+    assert_eq!(run.stdout, "{\n  \"a\": 1\n}\n");
+}
+
+#[test]
+fn repair_without_json_exits_1() {
+    let run = run_stdin(&["repair"], "No JSON here, sorry.");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "jig: no JSON in the input\n");
+}
+
+#[test]
+fn parse_prints_the_normalized_call() {
+    let cases = [
+        "I'll look. {'tool': 'grep', 'args': {'pattern': 'TODO'}}",
+        "{\"tool_name\": \"grep\", \"parameters\": {\"pattern\": \"TODO\"}}",
+        "{\"function\": {\"name\": \"grep\", \"arguments\": \"{\\\"pattern\\\": \\\"TODO\\\"}\"}}",
+        "```json\n{\"name\": \"grep\", \"arguments\": {\"pattern\": \"TODO\"",
+    ];
+    for input in cases {
+        let run = run_stdin(&["parse"], input);
+        assert_eq!(run.code, 0, "{input}: {run:?}");
+        assert_eq!(
+            run.stdout, "{\"name\":\"grep\",\"arguments\":{\"pattern\":\"TODO\"}}\n",
+            "{input}"
+        );
+    }
+}
+
+#[test]
+fn parse_tells_no_call_from_an_unusable_one() {
+    let run = run_stdin(&["parse"], "The tests pass. I am done.");
+    assert_eq!(run.code, 3, "{run:?}");
+    assert_eq!(run.stdout, "");
+    let no_call = run.stderr;
+
+    let run = run_stdin(&["parse"], "{\"thought\": \"I should look first\"}");
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.stdout, "");
+    snapshot!("parse_messages", format!("{no_call}{}", run.stderr));
+}
+
+#[test]
+fn help_of_repair_parse_and_agent() {
+    for command in ["repair", "parse", "agent"] {
+        let run = run_jig(&[command, "--help"]);
+        assert_eq!(run.code, 0, "{command}: {}", run.stderr);
+        snapshot!(command, run.stdout);
+    }
+}

@@ -1,0 +1,534 @@
+//! The loop: ask the model, extract its call, dispatch it, feed the result
+//! back, until the model finishes or a bound is reached.
+
+use serde_json::Value;
+
+use crate::prompt::{Mode, PromptBuilder};
+use crate::transcript::{Action, Event, Round, StopReason, Transcript};
+use crate::{
+    CallError, CallOutcome, ChatModel, Dispatcher, Message, NativeCall, Role, ToolCall, ToolInfo,
+    extract_call,
+};
+
+/// The default maximum number of rounds (model replies) of a run.
+pub const DEFAULT_MAX_ROUNDS: usize = 16;
+/// The default number of corrections sent in a row before the loop gives up.
+pub const DEFAULT_MAX_CORRECTIONS: usize = 2;
+/// The default maximum size of a result fed back to the model, in bytes.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 16 * 1024;
+/// The default maximum number of native calls run from one reply.
+pub const DEFAULT_MAX_CALLS_PER_REPLY: usize = 8;
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoopError {
+    /// A visible tool has the name of the finish call (prompt mode).
+    #[error(
+        "a tool is named `{name}`, the name of the call that ends the task; \
+         name the finish call otherwise (PromptBuilder::finish_tool)"
+    )]
+    FinishToolTaken {
+        /// The name.
+        name: String,
+    },
+}
+
+/// The tool-call loop over one [`Dispatcher`].
+///
+/// Each round sends the conversation to the model, takes the call out of
+/// its reply (prompt mode: [`extract_call`] on the text; native mode: the
+/// reply's `tool_calls`, their argument text repaired the same way),
+/// dispatches it, and appends the result, cut to
+/// [`with_max_result_bytes`](Self::with_max_result_bytes). A reply whose
+/// call cannot be used gets a correction (what was wrong, what to send),
+/// at most [`with_max_corrections`](Self::with_max_corrections) times in a
+/// row. The run stops on the finish call, on a reply without a call, after
+/// [`with_max_rounds`](Self::with_max_rounds) replies, when corrections run
+/// out, or when the model fails.
+#[derive(Clone)]
+pub struct AgentLoop<'d> {
+    dispatcher: &'d dyn Dispatcher,
+    mode: Mode,
+    max_rounds: usize,
+    max_corrections: usize,
+    max_result_bytes: usize,
+    max_calls_per_reply: usize,
+    prompt: PromptBuilder,
+    system_prompt: Option<String>,
+}
+
+impl std::fmt::Debug for AgentLoop<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentLoop")
+            .field("mode", &self.mode)
+            .field("max_rounds", &self.max_rounds)
+            .field("max_corrections", &self.max_corrections)
+            .field("max_result_bytes", &self.max_result_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'d> AgentLoop<'d> {
+    /// A loop in prompt mode with the default bounds, calling through
+    /// `dispatcher`.
+    pub fn new(dispatcher: &'d dyn Dispatcher) -> Self {
+        Self {
+            dispatcher,
+            mode: Mode::Prompt,
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            max_corrections: DEFAULT_MAX_CORRECTIONS,
+            max_result_bytes: DEFAULT_MAX_RESULT_BYTES,
+            max_calls_per_reply: DEFAULT_MAX_CALLS_PER_REPLY,
+            prompt: PromptBuilder::new(),
+            system_prompt: None,
+        }
+    }
+
+    /// Sets the mode: prompt (JSON in text) or native (`tool_calls`).
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Sets the maximum number of rounds (model replies, corrections
+    /// included).
+    pub fn with_max_rounds(mut self, rounds: usize) -> Self {
+        self.max_rounds = rounds;
+        self
+    }
+
+    /// Sets how many corrections may be sent in a row before the run stops
+    /// with [`StopReason::Unrepairable`].
+    pub fn with_max_corrections(mut self, corrections: usize) -> Self {
+        self.max_corrections = corrections;
+        self
+    }
+
+    /// Sets the maximum size, in bytes, of a result fed back to the model.
+    /// Results are already bounded by each tool's output budget; this caps
+    /// what one call adds to the conversation whatever the tool.
+    pub fn with_max_result_bytes(mut self, bytes: usize) -> Self {
+        self.max_result_bytes = bytes;
+        self
+    }
+
+    /// Sets how many native calls of one reply are run; the others are
+    /// answered with a message asking to send them again.
+    pub fn with_max_calls_per_reply(mut self, calls: usize) -> Self {
+        self.max_calls_per_reply = calls;
+        self
+    }
+
+    /// Sets the texts of the protocol (the finish call's name, the opening
+    /// paragraph).
+    pub fn with_prompt(mut self, prompt: PromptBuilder) -> Self {
+        self.prompt = prompt;
+        self
+    }
+
+    /// Replaces the whole system prompt. In prompt mode it must then state
+    /// the tools and the reply protocol itself.
+    pub fn with_system_prompt(mut self, text: impl Into<String>) -> Self {
+        self.system_prompt = Some(text.into());
+        self
+    }
+
+    /// Runs the loop on `task`, telling `observer` of each reply, action and
+    /// the stop as they happen.
+    ///
+    /// # Errors
+    ///
+    /// [`LoopError`] when the run cannot start; once started, every ending
+    /// (a failing model included) is a [`StopReason`] in the transcript.
+    pub fn run(
+        &self,
+        model: &mut dyn ChatModel,
+        task: &str,
+        mut observer: impl FnMut(&Event<'_>),
+    ) -> Result<Transcript, LoopError> {
+        let tools = self.dispatcher.tools();
+        let finish = self.prompt.finish_name();
+        if self.mode == Mode::Prompt && tools.iter().any(|t| t.name == finish) {
+            return Err(LoopError::FinishToolTaken {
+                name: finish.to_owned(),
+            });
+        }
+        let system = self
+            .system_prompt
+            .clone()
+            .unwrap_or_else(|| self.prompt.system_prompt(self.mode, &tools));
+        let mut run = Run {
+            agent: self,
+            native_tools: if self.mode == Mode::Native {
+                tools.clone()
+            } else {
+                Vec::new()
+            },
+            tools,
+            messages: vec![Message::system(system), Message::user(task)],
+            rounds: Vec::new(),
+            corrections: 0,
+        };
+        let stop = run.go(model, &mut observer);
+        observer(&Event::Stop { reason: &stop });
+        Ok(Transcript {
+            rounds: run.rounds,
+            messages: run.messages,
+            stop,
+        })
+    }
+}
+
+/// The state of one run.
+struct Run<'a, 'd> {
+    agent: &'a AgentLoop<'d>,
+    tools: Vec<ToolInfo>,
+    native_tools: Vec<ToolInfo>,
+    messages: Vec<Message>,
+    rounds: Vec<Round>,
+    /// Corrections sent in a row.
+    corrections: usize,
+}
+
+impl Run<'_, '_> {
+    fn go(
+        &mut self,
+        model: &mut dyn ChatModel,
+        observer: &mut dyn FnMut(&Event<'_>),
+    ) -> StopReason {
+        for number in 1..=self.agent.max_rounds {
+            let reply = match model.complete(&self.messages, &self.native_tools) {
+                Ok(reply) => normalize_reply(reply, number),
+                Err(error) => return StopReason::ModelFailed(error),
+            };
+            observer(&Event::Reply {
+                round: number,
+                message: &reply,
+            });
+            self.messages.push(reply.clone());
+            let (actions, stop) = match self.agent.mode {
+                Mode::Native => self.native_round(&reply),
+                Mode::Prompt => self.prompt_round(&reply),
+            };
+            for action in &actions {
+                observer(&Event::Action {
+                    round: number,
+                    action,
+                });
+            }
+            self.rounds.push(Round {
+                number,
+                reply,
+                actions,
+            });
+            if let Some(stop) = stop {
+                return stop;
+            }
+        }
+        StopReason::MaxRounds {
+            rounds: self.agent.max_rounds,
+        }
+    }
+
+    fn prompt_round(&mut self, reply: &Message) -> (Vec<Action>, Option<StopReason>) {
+        match extract_call(&reply.content) {
+            CallOutcome::NoCall => (
+                Vec::new(),
+                Some(StopReason::NoCall {
+                    text: reply.content.clone(),
+                }),
+            ),
+            CallOutcome::Call(call) if call.name() == self.agent.prompt.finish_name() => (
+                Vec::new(),
+                Some(StopReason::Finished {
+                    answer: answer(&call),
+                }),
+            ),
+            CallOutcome::Call(call) => {
+                self.corrections = 0;
+                let (result, fed_back) = self.dispatch(&call);
+                let message = self.agent.prompt.result_message(call.name(), &fed_back);
+                self.messages.push(Message::user(message));
+                let action = Action::Called {
+                    call,
+                    id: None,
+                    result,
+                    fed_back,
+                };
+                (vec![action], None)
+            }
+            CallOutcome::Unrepairable { reason } => match self.correct(&reason) {
+                Err(stop) => (Vec::new(), Some(stop)),
+                Ok(message) => {
+                    self.messages.push(Message::user(message.clone()));
+                    let action = Action::Corrected {
+                        id: None,
+                        reason: reason.to_string(),
+                        message,
+                    };
+                    (vec![action], None)
+                }
+            },
+        }
+    }
+
+    fn native_round(&mut self, reply: &Message) -> (Vec<Action>, Option<StopReason>) {
+        if reply.tool_calls.is_empty() {
+            let stop = StopReason::NoCall {
+                text: reply.content.clone(),
+            };
+            return (Vec::new(), Some(stop));
+        }
+        let mut actions = Vec::new();
+        let mut problem = None;
+        for (index, native) in reply.tool_calls.iter().enumerate() {
+            let id = Some(native.id.clone());
+            if index >= self.agent.max_calls_per_reply {
+                let message = format!(
+                    "not run: at most {} calls are run from one reply; send this call again",
+                    self.agent.max_calls_per_reply
+                );
+                self.messages.push(Message::tool(&native.id, message));
+                continue;
+            }
+            match native_call(native) {
+                Ok(call) => {
+                    let (result, fed_back) = self.dispatch(&call);
+                    self.messages
+                        .push(Message::tool(&native.id, fed_back.clone()));
+                    actions.push(Action::Called {
+                        call,
+                        id,
+                        result,
+                        fed_back,
+                    });
+                }
+                Err(reason) => {
+                    let message =
+                        self.agent
+                            .prompt
+                            .correction_message(Mode::Native, &reason, &self.tools);
+                    self.messages
+                        .push(Message::tool(&native.id, message.clone()));
+                    actions.push(Action::Corrected {
+                        id,
+                        reason: reason.to_string(),
+                        message,
+                    });
+                    problem.get_or_insert(reason);
+                }
+            }
+        }
+        let any_called = actions.iter().any(|a| matches!(a, Action::Called { .. }));
+        match problem {
+            Some(reason) if !any_called => match self.count_correction(&reason) {
+                Err(stop) => (actions, Some(stop)),
+                Ok(()) => (actions, None),
+            },
+            _ => {
+                self.corrections = 0;
+                (actions, None)
+            }
+        }
+    }
+
+    /// The correction to send, or the stop when corrections ran out.
+    fn correct(&mut self, reason: &CallError) -> Result<String, StopReason> {
+        self.count_correction(reason)?;
+        Ok(self
+            .agent
+            .prompt
+            .correction_message(Mode::Prompt, reason, &self.tools))
+    }
+
+    fn count_correction(&mut self, reason: &CallError) -> Result<(), StopReason> {
+        if self.corrections >= self.agent.max_corrections {
+            return Err(StopReason::Unrepairable {
+                reason: reason.to_string(),
+            });
+        }
+        self.corrections += 1;
+        Ok(())
+    }
+
+    /// Dispatches through every layer; the result and the text fed back.
+    fn dispatch(&self, call: &ToolCall) -> (jig_lineage::ToolResult, String) {
+        let arguments = Value::Object(call.arguments().clone());
+        let result = self.agent.dispatcher.dispatch(call.name(), &arguments);
+        let fed_back = bounded(&result.text(), self.agent.max_result_bytes);
+        (result, fed_back)
+    }
+}
+
+/// The reply as an assistant message whose native calls all have an id.
+fn normalize_reply(mut reply: Message, round: usize) -> Message {
+    reply.role = Role::Assistant;
+    reply.tool_call_id = None;
+    for (index, call) in reply.tool_calls.iter_mut().enumerate() {
+        if call.id.trim().is_empty() {
+            call.id = format!("call_{round}_{index}");
+        }
+    }
+    reply
+}
+
+/// A native call normalized like any other: its argument text repaired.
+fn native_call(native: &NativeCall) -> Result<ToolCall, CallError> {
+    let mut map = serde_json::Map::new();
+    map.insert("name".to_owned(), Value::String(native.name.clone()));
+    map.insert(
+        "arguments".to_owned(),
+        Value::String(native.arguments.clone()),
+    );
+    ToolCall::from_json(Value::Object(map))
+}
+
+/// The finish call's answer: its `answer` text, or its arguments as JSON.
+fn answer(call: &ToolCall) -> String {
+    let arguments = call.arguments();
+    match arguments.get("answer") {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None if arguments.is_empty() => String::new(),
+        None => Value::Object(arguments.clone()).to_string(),
+    }
+}
+
+/// `text` cut to at most `max` bytes (at a character boundary), with a note
+/// of what was cut.
+pub(crate) fn bounded(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n[result cut: {end} of {} bytes shown]",
+        text.get(..end).unwrap_or_default(),
+        text.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use jig_lineage::{ErrorCode, Refusal, ToolResult};
+    use serde_json::{Value, json};
+
+    use super::{AgentLoop, bounded};
+    use crate::{
+        Action, ChatError, ChatModel, Dispatcher, Message, Mode, NativeCall, Role, StopReason,
+        ToolInfo,
+    };
+
+    /// Refuses every call, naming it.
+    struct Echo;
+
+    impl Dispatcher for Echo {
+        fn tools(&self) -> Vec<ToolInfo> {
+            vec![ToolInfo::new("ls", "List", json!({"type": "object"}))]
+        }
+
+        fn dispatch(&self, name: &str, arguments: &Value) -> ToolResult {
+            let text = format!("{name} {arguments}");
+            ToolResult::Refused(Refusal::new(ErrorCode::UnknownTool, "test", text))
+        }
+    }
+
+    /// Plays its replies in order.
+    struct Script(std::vec::IntoIter<Message>);
+
+    impl Script {
+        fn new(replies: Vec<Message>) -> Self {
+            Self(replies.into_iter())
+        }
+    }
+
+    impl ChatModel for Script {
+        fn complete(&mut self, _: &[Message], _: &[ToolInfo]) -> Result<Message, ChatError> {
+            self.0.next().ok_or_else(|| ChatError::BadResponse {
+                endpoint: "script".to_owned(),
+                reason: "played out".to_owned(),
+            })
+        }
+    }
+
+    #[test]
+    fn native_calls_past_the_maximum_are_answered_not_run() {
+        let calls = (0..3).map(|i| NativeCall::new(format!("c{i}"), "ls", "{}"));
+        let mut model = Script::new(vec![
+            Message::user("wrong role").with_tool_calls(calls),
+            Message::assistant("finished"),
+        ]);
+        let transcript = AgentLoop::new(&Echo)
+            .with_mode(Mode::Native)
+            .with_max_calls_per_reply(2)
+            .run(&mut model, "task", |_| {})
+            .unwrap();
+        assert_eq!(transcript.rounds[0].actions.len(), 2);
+        assert_eq!(transcript.rounds[0].reply.role, Role::Assistant);
+        let answers: Vec<(&str, &str)> = transcript
+            .messages
+            .iter()
+            .filter_map(|m| Some((m.tool_call_id.as_deref()?, m.content.as_str())))
+            .collect();
+        assert_eq!(answers.len(), 3);
+        assert_eq!(answers[2].0, "c2");
+        assert!(
+            answers[2].1.starts_with("not run: at most 2 calls"),
+            "{answers:?}"
+        );
+        assert!(matches!(transcript.stop, StopReason::NoCall { .. }));
+    }
+
+    #[test]
+    fn the_finish_call_gives_its_answer() {
+        for (reply, answer) in [
+            (r#"{"name": "done", "arguments": {"answer": "yes"}}"#, "yes"),
+            (r#"{"name": "done", "arguments": {"answer": 42}}"#, "42"),
+            (
+                r#"{"name": "done", "arguments": {"result": "ok"}}"#,
+                r#"{"result":"ok"}"#,
+            ),
+            (r#"{"name": "done"}"#, ""),
+        ] {
+            let mut model = Script::new(vec![Message::assistant(reply)]);
+            let transcript = AgentLoop::new(&Echo).run(&mut model, "t", |_| {}).unwrap();
+            let expected = StopReason::Finished {
+                answer: answer.to_owned(),
+            };
+            assert_eq!(transcript.stop, expected, "{reply}");
+        }
+    }
+
+    #[test]
+    fn a_good_call_resets_the_corrections() {
+        let bad = || Message::assistant("{\"thought\": 1}");
+        let good = || Message::assistant("{\"name\": \"ls\"}");
+        let mut model = Script::new(vec![bad(), good(), bad(), good(), bad(), bad()]);
+        let transcript = AgentLoop::new(&Echo)
+            .with_max_corrections(1)
+            .run(&mut model, "t", |_| {})
+            .unwrap();
+        assert_eq!(transcript.rounds.len(), 6);
+        assert!(matches!(transcript.stop, StopReason::Unrepairable { .. }));
+        let called = transcript.rounds.iter().flat_map(|r| &r.actions);
+        let called = called
+            .filter(|a| matches!(a, Action::Called { .. }))
+            .count();
+        assert_eq!(called, 2);
+    }
+
+    #[test]
+    fn results_are_cut_at_a_character_boundary() {
+        assert_eq!(bounded("short", 5), "short");
+        assert_eq!(
+            bounded("abcdef", 3),
+            "abc\n[result cut: 3 of 6 bytes shown]"
+        );
+        assert_eq!(bounded("aéb", 2), "a\n[result cut: 1 of 4 bytes shown]");
+        assert_eq!(bounded("é", 0), "\n[result cut: 0 of 2 bytes shown]");
+    }
+}

@@ -1,0 +1,298 @@
+//! The loop end to end: a scripted model behind a loopback chat-completions
+//! server, the real HTTP client, a real registry. Each run's transcript is
+//! snapshotted; the requests the server received are checked.
+
+use jig_toolcall::{
+    Action, AgentLoop, ChatError, Event, Mode, OpenAiClient, OpenAiConfig, StopReason, Transcript,
+};
+use serde_json::{Value, json};
+
+use crate::server::{Reply, Request, Server};
+use crate::support::Workspace;
+
+/// Runs `agent` on `task` against a server playing `script`; the
+/// transcript, the events seen (one line each) and the requests.
+fn run(
+    agent: AgentLoop<'_>,
+    script: Vec<Reply>,
+    config: impl FnOnce(OpenAiConfig) -> OpenAiConfig,
+) -> (Transcript, Vec<String>, Vec<Request>) {
+    let server = Server::start(script);
+    let mut client = OpenAiClient::new(config(OpenAiConfig::new(server.url(), "scripted-7b")));
+    let mut events = Vec::new();
+    let transcript = agent
+        .run(
+            &mut client,
+            "Find the TODOs and tell me where they are.",
+            |event| {
+                events.push(match event {
+                    Event::Reply { round, .. } => format!("reply {round}"),
+                    Event::Action { round, action } => match action {
+                        Action::Called { call, .. } => format!("call {round} {}", call.name()),
+                        _ => format!("correction {round}"),
+                    },
+                    Event::Stop { .. } => "stop".to_owned(),
+                    _ => "other".to_owned(),
+                });
+            },
+        )
+        .unwrap();
+    let requests = server.finish();
+    // one request per round, and one more when the model failed
+    let failed = usize::from(matches!(transcript.stop, StopReason::ModelFailed(_)));
+    assert_eq!(requests.len(), transcript.rounds.len() + failed);
+    (transcript, events, requests)
+}
+
+/// The roles of a request's messages, in order.
+fn roles(request: &Request) -> Vec<&str> {
+    request.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect()
+}
+
+/// A weak model's whole run in prompt mode: chatter and fences, single
+/// quotes, a comment, a denied tool, a bad slot value, an object that is not
+/// a call (corrected), a truncated object, then the finish call.
+#[test]
+fn a_weak_model_in_prompt_mode() {
+    let workspace = Workspace::new();
+    let script = vec![
+        Reply::text(
+            "Sure! Let me search for TODOs first.\n```json\n{'name': 'grep', 'arguments': \
+             {'pattern': 'TODO', 'path': 'notes.txt',}}\n```\nI will wait for the result.",
+        ),
+        Reply::text(
+            "{\"name\": \"sed_print\", \"arguments\": {\"path\": \"notes.txt\", \"range\": \"1,2\"}} // the top",
+        ),
+        Reply::text("{\"name\": \"find\", \"arguments\": {\"pattern\": \"*.rs\"}}"),
+        Reply::text(
+            "{\"name\": \"sed_print\", \"arguments\": {\"path\": \"notes.txt\", \"range\": \"1,2; cat /etc/passwd\"}}",
+        ),
+        Reply::text("{\"thought\": \"I should look at src/main.rs next\"}"),
+        Reply::text(
+            "{\"name\": \"grep\", \"arguments\": {\"pattern\": \"TODO\", \"path\": \"src/main.rs",
+        ),
+        Reply::text(
+            "All done.\n{\"name\": \"done\", \"arguments\": {\"answer\": \"notes.txt line 2 and src/main.rs line 2\"}}",
+        ),
+    ];
+    let agent = AgentLoop::new(&workspace.registry);
+    let (transcript, events, requests) = run(agent, script, |c| c);
+
+    assert_eq!(
+        transcript.stop,
+        StopReason::Finished {
+            answer: "notes.txt line 2 and src/main.rs line 2".to_owned()
+        }
+    );
+    assert_eq!(
+        events,
+        [
+            "reply 1",
+            "call 1 grep",
+            "reply 2",
+            "call 2 sed_print",
+            "reply 3",
+            "call 3 find",
+            "reply 4",
+            "call 4 sed_print",
+            "reply 5",
+            "correction 5",
+            "reply 6",
+            "call 6 grep",
+            "reply 7",
+            "stop",
+        ]
+    );
+    // every layer applied: the policy refused `find`, the slot refused the value
+    let codes: Vec<Option<u16>> = transcript
+        .rounds
+        .iter()
+        .flat_map(|r| &r.actions)
+        .filter_map(|a| match a {
+            Action::Called { result, .. } => Some(result.refusal().map(|r| r.code.code())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(codes, [None, None, Some(616), Some(614), None]);
+
+    // prompt mode sends no tools; the conversation grows by two each round
+    for (index, request) in requests.iter().enumerate() {
+        assert_eq!(request.line, "POST /v1/chat/completions HTTP/1.1");
+        assert_eq!(request.body["model"], "scripted-7b");
+        assert_eq!(request.body["stream"], false);
+        assert!(request.body.get("tools").is_none());
+        assert_eq!(request.header("authorization"), None);
+        assert_eq!(
+            request.body["messages"].as_array().unwrap().len(),
+            2 + 2 * index
+        );
+    }
+    assert_eq!(roles(&requests[1]), ["system", "user", "assistant", "user"]);
+    assert_eq!(
+        requests[0].body["messages"][1]["content"],
+        "Find the TODOs and tell me where they are."
+    );
+    insta::assert_snapshot!(workspace.render(&transcript));
+}
+
+/// After `max_corrections` corrections in a row, the next unusable reply
+/// ends the run.
+#[test]
+fn corrections_are_bounded() {
+    let workspace = Workspace::new();
+    let script = vec![
+        Reply::text("{\"tool\": 42}"),
+        Reply::text("{\"name\": \"grep\", \"arguments\": \"pattern=TODO\"}"),
+    ];
+    let agent = AgentLoop::new(&workspace.registry).with_max_corrections(1);
+    let (transcript, _, _) = run(agent, script, |c| c);
+    assert!(matches!(transcript.stop, StopReason::Unrepairable { .. }));
+    insta::assert_snapshot!(workspace.render(&transcript));
+}
+
+/// A reply without JSON ends the run; so does the maximum of rounds; a long
+/// result is cut to the loop's maximum.
+#[test]
+fn no_call_max_rounds_and_the_result_cap() {
+    let workspace = Workspace::new();
+    let agent = AgentLoop::new(&workspace.registry);
+    let script = vec![Reply::text("The TODOs are in notes.txt. I am done.")];
+    let (transcript, _, _) = run(agent, script, |c| c);
+    assert_eq!(
+        transcript.stop,
+        StopReason::NoCall {
+            text: "The TODOs are in notes.txt. I am done.".to_owned()
+        }
+    );
+
+    let call =
+        "{\"name\": \"grep\", \"arguments\": {\"pattern\": \"TODO\", \"path\": \"notes.txt\"}}";
+    let agent = AgentLoop::new(&workspace.registry)
+        .with_max_rounds(2)
+        .with_max_result_bytes(20);
+    let script = vec![Reply::text(call), Reply::text(call), Reply::text(call)];
+    let (transcript, _, _) = run(agent, script, |c| c);
+    assert_eq!(transcript.stop, StopReason::MaxRounds { rounds: 2 });
+    insta::assert_snapshot!(workspace.render(&transcript));
+}
+
+/// Native mode: the tools go in the request, calls come back as
+/// `tool_calls` (arguments as broken text too), results go back as `tool`
+/// messages with their ids; the key is sent as a bearer token.
+#[test]
+fn native_mode_with_tool_calls() {
+    let workspace = Workspace::new();
+    let script = vec![
+        Reply::tool_calls(&[
+            (
+                "call_a",
+                "grep",
+                "{\"pattern\": \"TODO\", \"path\": \"src\"}",
+            ),
+            ("call_b", "sed_print", "{'path': 'notes.txt', range: '2',}"),
+        ]),
+        Reply::tool_calls(&[("call_c", "grep", "pattern=TODO")]),
+        Reply::tool_calls(&[("", "find", "{\"pattern\": \"*.rs\"}")]),
+        Reply::text("The TODOs are on line 2 of notes.txt and of src/main.rs."),
+    ];
+    let agent = AgentLoop::new(&workspace.registry).with_mode(Mode::Native);
+    let (transcript, events, requests) = run(agent, script, |c| c.with_api_key("sk-test-key"));
+
+    assert!(matches!(transcript.stop, StopReason::NoCall { .. }));
+    assert_eq!(
+        events,
+        [
+            "reply 1",
+            "call 1 grep",
+            "call 1 sed_print",
+            "reply 2",
+            "correction 2",
+            "reply 3",
+            "call 3 find",
+            "reply 4",
+            "stop",
+        ]
+    );
+    for request in &requests {
+        assert_eq!(request.header("authorization"), Some("Bearer sk-test-key"));
+        assert_eq!(request.body["tool_choice"], "auto");
+        let names: Vec<&Value> = request.body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| &t["function"]["name"])
+            .collect();
+        assert_eq!(names, [&json!("grep"), &json!("find"), &json!("sed_print")]);
+    }
+    assert!(
+        requests[0].body["tools"][0]["function"]["parameters"]
+            .get("$schema")
+            .is_none()
+    );
+    assert_eq!(
+        roles(&requests[1]),
+        ["system", "user", "assistant", "tool", "tool"]
+    );
+    let second = &requests[1].body["messages"];
+    assert_eq!(second[2]["content"], Value::Null);
+    assert_eq!(
+        second[2]["tool_calls"][1]["function"]["arguments"],
+        "{'path': 'notes.txt', range: '2',}"
+    );
+    assert_eq!(second[3]["tool_call_id"], "call_a");
+    assert_eq!(second[4]["tool_call_id"], "call_b");
+    // a call sent without an id is given one, and answered under it
+    let last = &requests[3].body["messages"];
+    assert_eq!(last[7]["tool_calls"][0]["id"], "call_3_0");
+    assert_eq!(last[8]["tool_call_id"], "call_3_0");
+    insta::assert_snapshot!(workspace.render(&transcript));
+}
+
+/// A failing endpoint ends the run with the error; the key never shows.
+#[test]
+fn endpoint_failures_end_the_run() {
+    let workspace = Workspace::new();
+    let agent = || AgentLoop::new(&workspace.registry);
+
+    let script = vec![Reply::raw(
+        500,
+        "{\"error\": {\"message\": \"model not loaded\"}}",
+    )];
+    let (transcript, _, _) = run(agent(), script, |c| c.with_api_key("sk-secret"));
+    match &transcript.stop {
+        StopReason::ModelFailed(ChatError::Status { status, body, .. }) => {
+            assert_eq!(*status, 500);
+            assert!(body.contains("model not loaded"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(!format!("{:?}", transcript.stop).contains("sk-secret"));
+
+    let script = vec![Reply::raw(200, "<html>not json</html>")];
+    let (transcript, _, _) = run(agent(), script, |c| c);
+    assert!(matches!(
+        transcript.stop,
+        StopReason::ModelFailed(ChatError::BadResponse { .. })
+    ));
+
+    // a port with nothing listening
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let mut client = OpenAiClient::new(OpenAiConfig::new(
+        format!("http://127.0.0.1:{port}/v1"),
+        "m",
+    ));
+    let transcript = agent().run(&mut client, "task", |_| {}).unwrap();
+    assert!(matches!(
+        transcript.stop,
+        StopReason::ModelFailed(ChatError::Transport { .. })
+    ));
+    assert!(transcript.rounds.is_empty());
+}
