@@ -8,6 +8,9 @@
 mod agent;
 mod audit;
 mod call;
+// The scripted chat-completions server is shared with jig-toolcall's tests
+// (one file, two users) rather than copied.
+#[path = "../../../toolcall/tests/toolcall/server.rs"]
 mod chat_server;
 mod check;
 mod help;
