@@ -6,6 +6,7 @@
 mod descriptor;
 mod kernel;
 mod mcp;
+mod presets;
 mod toolcall;
 
 /// One benchmark area: its name (the figures' prefix) and its function.
@@ -15,6 +16,7 @@ type Area = (&'static str, fn(&mut Figures) -> Result<(), String>);
 const AREAS: &[Area] = &[
     ("kernel", kernel::run),
     ("descriptor", descriptor::run),
+    ("presets", presets::run),
     ("mcp", mcp::run),
     ("toolcall", toolcall::run),
 ];
