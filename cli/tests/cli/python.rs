@@ -1,6 +1,7 @@
 //! `jig mcp` driven by the official Python MCP SDK (`mcp`), as a real client
 //! would. The SDK lives in `<workspace>/.venv`, which `.ci/run` creates and
-//! fills from `.ci/requirements.txt`.
+//! fills from `.ci/requirements.txt` (and which the first run of these
+//! tests creates the same way when it is missing).
 
 use std::path::PathBuf;
 
@@ -8,16 +9,59 @@ use serde_json::{Value, json};
 
 use crate::support::{JIG, example_root, example_tools};
 
-/// The virtual environment's interpreter.
+/// The virtual environment's interpreter, with the SDK installed.
+///
+/// CI creates `<workspace>/.venv` before the tests; on a fresh machine the
+/// first run creates it the same way (`python3 -m venv`, then
+/// `pip install -r .ci/requirements.txt` from PyPI), under a lock file so
+/// that concurrent test processes do not race.
 fn python() -> PathBuf {
-    let python = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/python3");
-    assert!(
-        python.exists(),
-        "{} is missing: this test needs the Python MCP SDK. Create the environment as CI does: \
-         `python3 -m venv .venv && .venv/bin/pip install -r .ci/requirements.txt` at the \
-         workspace root",
-        python.display()
-    );
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = root.join(".venv/bin/python3");
+    let ready = |python: &PathBuf| {
+        python.exists()
+            && std::process::Command::new(python)
+                .args(["-c", "import mcp"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+    };
+    if ready(&python) {
+        return python;
+    }
+    let lock_file = std::fs::File::create(root.join(".venv.lock")).unwrap();
+    let _lock = nix::fcntl::Flock::lock(lock_file, nix::fcntl::FlockArg::LockExclusive)
+        .map_err(|(_, errno)| errno)
+        .unwrap();
+    if !ready(&python) {
+        let run = |program: &std::path::Path, args: &[&str]| {
+            let output = std::process::Command::new(program)
+                .args(args)
+                .current_dir(&root)
+                .output()
+                .unwrap();
+            assert!(
+                output.status.success(),
+                "`{} {}` failed while creating the Python environment this test needs \
+                 (the MCP SDK from PyPI):\n{}",
+                program.display(),
+                args.join(" "),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        };
+        run("python3".as_ref(), &["-m", "venv", ".venv"]);
+        run(
+            &python,
+            &[
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-r",
+                ".ci/requirements.txt",
+            ],
+        );
+    }
     python
 }
 
