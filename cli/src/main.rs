@@ -36,6 +36,9 @@
 #![forbid(unsafe_code)]
 // The binary's job is to print: results on stdout, warnings and logs on stderr.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
+// Doc comments of the argument structs are clap's help text, written for a
+// terminal (`<root>` is a placeholder there, not an HTML tag).
+#![allow(rustdoc::invalid_html_tags)]
 
 mod args;
 mod cmd;

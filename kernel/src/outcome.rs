@@ -24,8 +24,8 @@ pub enum Ended {
     Flood(u64),
 }
 
-/// Everything about one finished call, typed, for programs; [`render`]
-/// (Self::render) gives the one string a model reads.
+/// Everything about one finished call, typed, for programs;
+/// [`render`](Self::render) gives the one string a model reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Outcome {
