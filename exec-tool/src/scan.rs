@@ -117,14 +117,6 @@ impl ParsedCommand {
         &self.assignments
     }
 
-    /// A command of this argv (already judged elsewhere).
-    pub(crate) fn from_argv(argv: Vec<String>) -> Self {
-        Self {
-            argv,
-            assignments: Vec::new(),
-        }
-    }
-
     /// Consumes the command into its argv.
     pub fn into_argv(self) -> Vec<String> {
         self.argv

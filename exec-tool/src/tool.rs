@@ -2,10 +2,7 @@
 //! interface.
 
 use jig_kernel::Kernel;
-use jig_lineage::{
-    CommandSpec, CommandTool, DenyList, Invocation, Refusal, Tool, ToolAudit, ToolForm,
-    confine_path,
-};
+use jig_lineage::{DenyList, Invocation, Refusal, Tool, ToolAudit, ToolForm, confine_path};
 use serde_json::{Value, json};
 
 use crate::allow::AllowList;
@@ -50,7 +47,11 @@ impl ExecConfig {
     }
 
     /// Builds the tool.
-    pub fn build(self) -> ExecTool {
+    pub fn build(mut self) -> ExecTool {
+        // Deny rules are matched before ask rules: sort once, here, rather
+        // than on every call (the sort is stable: order within an effect is
+        // the integrator's).
+        self.rules.sort_by_key(PermissionRule::effect);
         let mut allowed: Vec<&str> = self.allow.names().collect();
         allowed.retain(|name| !self.deny.is_denied(name));
         let description = format!(
@@ -133,9 +134,7 @@ impl ExecTool {
         let args = parsed.args();
         // Layer 2 wins over layer 1, whatever the spelling.
         let name = program.rsplit('/').next().unwrap_or(program);
-        if self.config.deny.is_denied(program)
-            || self.config.deny.is_denied(&name.to_ascii_lowercase())
-        {
+        if self.config.deny.is_denied(program) {
             return Err(Finding::Denied {
                 program: program.to_owned(),
             });
@@ -187,8 +186,19 @@ impl ExecTool {
             git_dirs,
             ..
         } = judged;
+        // Permission rules, on the parsed argv: deny rules come first (the
+        // list is sorted by effect when the tool is built).
+        let rule = self.config.rules.iter().find(|rule| rule.matches(&parsed));
+        if let Some(rule) = rule.filter(|rule| rule.effect() == RuleEffect::Deny) {
+            return Err(Finding::RuleDenied {
+                rule: rule.as_str().to_owned(),
+            });
+        }
         let mut invocation =
             Invocation::new(parsed.into_argv()).with_read_only(class.is_read_only());
+        if let Some(rule) = rule {
+            invocation = invocation.with_approval(rule.as_str());
+        }
         if let Some(dirs) = git_dirs {
             for (key, value) in git_env(root, &dirs)? {
                 invocation = invocation.with_env(key, value);
@@ -196,20 +206,6 @@ impl ExecTool {
         }
         for (key, value) in env {
             invocation = invocation.with_env(key, value);
-        }
-        // Permission rules: deny first, then ask.
-        let mut rules: Vec<&PermissionRule> = self.config.rules.iter().collect();
-        rules.sort_by_key(|rule| rule.effect());
-        let argv = ParsedCommand::from_argv(invocation.argv.clone());
-        if let Some(rule) = rules.into_iter().find(|rule| rule.matches(&argv)) {
-            match rule.effect() {
-                RuleEffect::Deny => {
-                    return Err(Finding::RuleDenied {
-                        rule: rule.as_str().to_owned(),
-                    });
-                }
-                RuleEffect::Ask => invocation = invocation.with_approval(rule.as_str()),
-            }
         }
         Ok(invocation)
     }
@@ -247,7 +243,6 @@ impl Tool for ExecTool {
     }
 
     fn audit(&self) -> ToolAudit {
-        let mut audit = blank_audit();
         let mut binaries: Vec<String> = self
             .config
             .allow
@@ -256,36 +251,19 @@ impl Tool for ExecTool {
             .map(str::to_owned)
             .collect();
         binaries.sort();
-        audit.form = ToolForm::Exec;
-        audit.binaries = binaries;
-        audit.skeleton =
-            "{command}: one simple command line; its first word must be on the allow list"
-                .to_owned();
-        audit.slots = vec![
-            "command: string, required; tokenized with POSIX quoting, no operators or expansions"
-                .to_owned(),
-        ];
-        audit.variability =
-            "everything after the program: free text, judged by the operator scan, \
-                             the deny and allow lists, the per-program option tables and path \
-                             confinement"
-                .to_owned();
-        audit
+        ToolAudit::new(
+            ToolForm::Exec,
+            binaries,
+            "{command}: one simple command line; its first word must be on the allow list",
+            vec![
+                "command: string, required; tokenized with POSIX quoting, no operators or \
+                 expansions"
+                    .to_owned(),
+            ],
+            "everything after the program: free text, judged by the operator scan, the deny \
+             and allow lists, the per-program option tables and path confinement",
+        )
     }
-}
-
-/// A `ToolAudit` to fill in: the lineage's type is `#[non_exhaustive]`
-/// without a constructor, so start from the audit of a fixed command tool.
-#[allow(clippy::expect_used)] // constant input that the lineage always accepts; tested
-fn blank_audit() -> ToolAudit {
-    let spec = CommandSpec::new(EXEC_TOOL_NAME, "exec", "true");
-    CommandTool::build(
-        spec,
-        &DenyList::dangerous_replace(Vec::<String>::new()),
-        ToolForm::Command,
-    )
-    .map(|tool| tool.audit())
-    .expect("the template `true` is always a valid command tool")
 }
 
 /// The `command` string of `{"command": "..."}`, trimmed.

@@ -12,20 +12,18 @@ use nix::fcntl::{FcntlArg, FdFlag, fcntl};
 /// ones inherited from the parent process or opened by foreign code before
 /// the kernel was built.
 pub(crate) fn mark_inherited_close_on_exec() {
-    {
-        for fd in open_descriptors() {
-            if fd <= 2 {
-                continue;
-            }
-            #[expect(unsafe_code)]
-            // SAFETY: `fd` was listed in /proc/self/fd a moment ago and the
-            // borrow lives only for these two fcntl calls; if another thread
-            // closed it in between, fcntl fails with EBADF, which is ignored.
-            let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
-            if let Ok(flags) = fcntl(borrowed, FcntlArg::F_GETFD) {
-                let flags = FdFlag::from_bits_truncate(flags) | FdFlag::FD_CLOEXEC;
-                let _ = fcntl(borrowed, FcntlArg::F_SETFD(flags));
-            }
+    for fd in open_descriptors() {
+        if fd <= 2 {
+            continue;
+        }
+        #[expect(unsafe_code)]
+        // SAFETY: `fd` was listed in /proc/self/fd a moment ago and the
+        // borrow lives only for these two fcntl calls; if another thread
+        // closed it in between, fcntl fails with EBADF, which is ignored.
+        let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+        if let Ok(flags) = fcntl(borrowed, FcntlArg::F_GETFD) {
+            let flags = FdFlag::from_bits_truncate(flags) | FdFlag::FD_CLOEXEC;
+            let _ = fcntl(borrowed, FcntlArg::F_SETFD(flags));
         }
     }
 }

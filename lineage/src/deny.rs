@@ -214,10 +214,16 @@ impl DenyList {
         }
     }
 
-    /// Whether `program` (a name or any path to it) is denied.
+    /// Whether `program` (a name or any path to it) is denied. The last
+    /// path component decides, compared in ASCII lower case as well, so
+    /// `SH` or `/usr/bin/Rm` (a copy or a case-insensitive file system) is
+    /// denied like `sh` and `rm`.
     pub fn is_denied(&self, program: &str) -> bool {
         let name = program.rsplit('/').next().unwrap_or(program);
-        self.names.contains(name) || self.prefixes.iter().any(|p| name.starts_with(p.as_str()))
+        let lower = name.to_ascii_lowercase();
+        [name, lower.as_str()].into_iter().any(|name| {
+            self.names.contains(name) || self.prefixes.iter().any(|p| name.starts_with(p.as_str()))
+        })
     }
 
     /// The denied names, sorted.

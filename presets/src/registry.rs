@@ -1,6 +1,7 @@
 //! The registry: the visible tools, their schemas, and dispatch of one call
 //! through the policy chain to a tool and the kernel.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -208,8 +209,9 @@ impl Registry {
     }
 }
 
-/// Accepts an object, a JSON string holding an object, or null.
-fn normalize_arguments(arguments: &Value) -> Result<Value, Refusal> {
+/// Accepts an object (borrowed as it is: no copy on the hot path), a JSON
+/// string holding an object, or null.
+fn normalize_arguments(arguments: &Value) -> Result<Cow<'_, Value>, Refusal> {
     let invalid = |what: &str| {
         Refusal::new(
             ErrorCode::InvalidArguments,
@@ -219,12 +221,13 @@ fn normalize_arguments(arguments: &Value) -> Result<Value, Refusal> {
             ),
         )
     };
+    let empty = || Cow::Owned(Value::Object(serde_json::Map::new()));
     match arguments {
-        Value::Object(_) => Ok(arguments.clone()),
-        Value::Null => Ok(Value::Object(serde_json::Map::new())),
-        Value::String(text) if text.trim().is_empty() => Ok(Value::Object(serde_json::Map::new())),
+        Value::Object(_) => Ok(Cow::Borrowed(arguments)),
+        Value::Null => Ok(empty()),
+        Value::String(text) if text.trim().is_empty() => Ok(empty()),
         Value::String(text) => match serde_json::from_str::<Value>(text) {
-            Ok(value @ Value::Object(_)) => Ok(value),
+            Ok(value @ Value::Object(_)) => Ok(Cow::Owned(value)),
             Ok(_) => Err(invalid("the string holds JSON that is not an object")),
             Err(error) => Err(invalid(&format!("the string is not valid JSON ({error})"))),
         },

@@ -3,15 +3,9 @@
 use serde_json::Value;
 
 use crate::snapshot;
-use crate::support::{example_root, jig, run_example, run_jig, run_stdin, run_with, tools_dir};
-
-/// A descriptor that sleeps, for timeouts.
-const NAP: &str = r#"{
-  "name": "nap",
-  "description": "Sleep a while",
-  "command": "sleep {seconds}",
-  "arguments": {"seconds": {"type": "number", "description": "How long", "required": true}}
-}"#;
+use crate::support::{
+    NAP, example_root, jig, run_example, run_jig, run_stdin, run_with, tools_dir,
+};
 
 /// A descriptor that creates a file, to prove a dry run runs nothing.
 const TOUCH: &str = r#"{

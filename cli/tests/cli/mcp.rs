@@ -11,15 +11,7 @@ use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::support::{JIG, example_root, example_tools};
-
-/// Sleeps: for concurrency and cancellation.
-const NAP: &str = r#"{
-  "name": "nap",
-  "description": "Sleep a while",
-  "command": "sleep {seconds}",
-  "arguments": {"seconds": {"type": "number", "description": "How long", "required": true}}
-}"#;
+use crate::support::{JIG, NAP, example_root, example_tools};
 
 /// Shows where the child's stdin and stdout lead.
 const FDS: &str = r#"{

@@ -108,6 +108,14 @@ pub(crate) fn run_example(args: &[&str]) -> Run {
     run_jig(&all)
 }
 
+/// A descriptor that sleeps: for timeouts, concurrency and cancellation.
+pub(crate) const NAP: &str = r#"{
+  "name": "nap",
+  "description": "Sleep a while",
+  "command": "sleep {seconds}",
+  "arguments": {"seconds": {"type": "number", "description": "How long", "required": true}}
+}"#;
+
 /// A temporary folder of descriptor files.
 pub(crate) fn tools_dir(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
