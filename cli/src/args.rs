@@ -100,6 +100,14 @@ pub(crate) struct GlobalArgs {
     #[arg(long, value_name = "NAMES", value_delimiter = ',', global = true)]
     pub(crate) deny: Vec<String>,
 
+    /// Refuse to start unless every containment mechanism (Landlock, seccomp, user, PID and mount namespaces) is available
+    #[arg(long, global = true, conflicts_with = "dangerous_no_containment")]
+    pub(crate) require_containment: bool,
+
+    /// Run commands without operating-system containment (no Landlock, seccomp or namespaces): only the argument checks bound them
+    #[arg(long, global = true)]
+    pub(crate) dangerous_no_containment: bool,
+
     /// Log to stderr (-v info, -vv debug, -vvv trace)
     #[arg(short, long, action = ArgAction::Count, global = true)]
     pub(crate) verbose: u8,

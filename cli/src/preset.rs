@@ -35,6 +35,11 @@ pub(crate) fn preset(global: &GlobalArgs, policy: Policy) -> Result<FullPreset, 
     if let Some(bytes) = global.max_output {
         preset = preset.with_max_output(bytes);
     }
+    if global.dangerous_no_containment {
+        preset = preset.dangerous_no_containment();
+    } else if global.require_containment {
+        preset = preset.with_containment(jig_kernel::Containment::required());
+    }
     if let Some(dir) = &global.tools {
         preset = preset.with_descriptor_dir(dir);
     }

@@ -60,4 +60,18 @@ pub enum KernelError {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// The kernel was asked to require containment that this system lacks.
+    #[error("containment is required but this system lacks: {missing}")]
+    ContainmentUnavailable {
+        /// What is missing.
+        missing: String,
+    },
+    /// A step of containing the program failed before it could start.
+    #[error("could not contain the command ({stage}): {source}")]
+    Contain {
+        /// The step that failed.
+        stage: &'static str,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
 }

@@ -3,8 +3,11 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+
+use crate::contain::{self, Containment, Level, Plan};
 use crate::run::{RunOptions, supervise};
-use crate::{KernelError, Limits, Outcome, fds};
+use crate::{Confinement, KernelError, Limits, Outcome, fds};
 
 /// The default search path for programs.
 pub const DEFAULT_SEARCH_PATH: &[&str] = &["/usr/local/bin", "/usr/bin", "/bin"];
@@ -20,6 +23,9 @@ pub struct Kernel {
     search_path: Vec<PathBuf>,
     limits: Limits,
     env: Vec<(OsString, OsString)>,
+    tmp_base: PathBuf,
+    containment: Containment,
+    plan: Option<Arc<Plan>>,
 }
 
 /// Configures a [`Kernel`]; `build` checks the root.
@@ -31,6 +37,7 @@ pub struct KernelBuilder {
     tmpdir: PathBuf,
     home: PathBuf,
     extra_env: Vec<(OsString, OsString)>,
+    containment: Containment,
 }
 
 /// The default `HOME` of children: a folder that does not exist, so no
@@ -48,6 +55,7 @@ impl Kernel {
             tmpdir: PathBuf::from("/tmp"),
             home: PathBuf::from(DEFAULT_HOME),
             extra_env: Vec::new(),
+            containment: Containment::best_effort(),
         }
     }
 
@@ -64,6 +72,29 @@ impl Kernel {
     /// The default limits of a run.
     pub fn limits(&self) -> Limits {
         self.limits
+    }
+
+    /// What contains every call of this kernel, as probed when it was built
+    /// ([`Confinement::none`] after
+    /// [`dangerous_no_containment`](KernelBuilder::dangerous_no_containment)).
+    pub fn confinement(&self) -> Confinement {
+        self.plan
+            .as_ref()
+            .map_or_else(Confinement::none, |plan| plan.confinement.clone())
+    }
+
+    /// The containment this kernel was asked for.
+    pub fn containment(&self) -> Containment {
+        self.containment
+    }
+
+    pub(crate) fn plan(&self) -> Option<&Plan> {
+        self.plan.as_deref()
+    }
+
+    /// The folder under which each call gets its private temporary folder.
+    pub fn tmp_base(&self) -> &Path {
+        &self.tmp_base
     }
 
     /// The environment every child gets (and nothing else).
@@ -154,7 +185,9 @@ impl KernelBuilder {
         self
     }
 
-    /// Sets `TMPDIR` for children (default `/tmp`).
+    /// Sets the folder under which each call gets its own private temporary
+    /// folder, its `TMPDIR` (default `/tmp`). Without containment, `TMPDIR`
+    /// is this folder itself.
     pub fn tmpdir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.tmpdir = dir.into();
         self
@@ -176,7 +209,28 @@ impl KernelBuilder {
         self
     }
 
+    /// Sets the containment asked for (default
+    /// [`Containment::best_effort`]).
+    pub fn containment(mut self, containment: Containment) -> Self {
+        self.containment = containment;
+        self
+    }
+
+    /// Runs every call without operating-system containment: no Landlock,
+    /// no seccomp, no namespaces. Only the argument layers above and the
+    /// process group bound what a program does. For systems where
+    /// containment cannot work and whose own sandbox contains the agent.
+    pub fn dangerous_no_containment(mut self) -> Self {
+        self.containment = Containment::off();
+        self
+    }
+
     /// Checks and canonicalizes the root and builds the kernel.
+    ///
+    /// Unless containment is off, building probes (once per process) what
+    /// the system offers: the Landlock ABI, seccomp, user namespaces. With
+    /// [`Containment::required`], anything missing is
+    /// [`KernelError::ContainmentUnavailable`].
     ///
     /// Building also marks every file descriptor above 2 that the process
     /// holds close-on-exec, so none leaks into a child.
@@ -190,6 +244,23 @@ impl KernelBuilder {
             return Err(KernelError::RootNotDirectory { path: root });
         }
         fds::mark_inherited_close_on_exec();
+        let plan = match self.containment.level() {
+            Level::Off => None,
+            level => {
+                let plan = Plan::new(
+                    contain::mechanisms(&self.tmpdir),
+                    &self.search_path,
+                    &self.limits,
+                );
+                if level == Level::Required && !plan.confinement.is_complete() {
+                    return Err(KernelError::ContainmentUnavailable {
+                        missing: plan.confinement.missing().join("; "),
+                    });
+                }
+                Some(plan)
+            }
+        };
+        let tmp_base = self.tmpdir.clone();
         let mut env: Vec<(OsString, OsString)> = vec![
             ("PATH".into(), join_paths(&self.search_path).into()),
             ("HOME".into(), self.home.into_os_string()),
@@ -206,6 +277,9 @@ impl KernelBuilder {
             search_path: self.search_path,
             limits: self.limits,
             env,
+            tmp_base,
+            containment: self.containment,
+            plan,
         })
     }
 }

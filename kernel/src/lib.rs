@@ -68,6 +68,7 @@
 
 mod cancel;
 mod capture;
+mod contain;
 mod error;
 mod fds;
 mod kernel;
@@ -77,8 +78,12 @@ mod run;
 
 pub use cancel::CancelToken;
 pub use capture::Output;
+pub use contain::{Access, Confinement, Containment};
 pub use error::KernelError;
 pub use kernel::{DEFAULT_HOME, DEFAULT_SEARCH_PATH, Kernel, KernelBuilder};
-pub use limits::{DEFAULT_DRAIN, DEFAULT_GRACE, DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, Limits};
+pub use limits::{
+    DEFAULT_DRAIN, DEFAULT_GRACE, DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_OUTPUT, DEFAULT_MAX_PROCESSES,
+    DEFAULT_MAX_TMP, DEFAULT_TIMEOUT, Limits,
+};
 pub use outcome::{Ended, Outcome, Status};
 pub use run::RunOptions;

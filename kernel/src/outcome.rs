@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use crate::Output;
+use crate::{Access, Confinement, Output};
 
 /// How the program ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,10 @@ pub struct Outcome {
     /// A descendant that left the process group kept the output pipe open
     /// past the drain deadline; the call returned without waiting for it.
     pub output_held_open: bool,
+    /// What the call was allowed to change.
+    pub access: Access,
+    /// What contained the call.
+    pub confinement: Confinement,
 }
 
 impl Outcome {

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -15,7 +15,10 @@ use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
 use nix::unistd::Pid;
 
 use crate::capture::Capture;
-use crate::{CancelToken, Ended, Kernel, KernelError, Limits, Outcome, Status};
+use crate::contain::{self, Request};
+use crate::{
+    Access, CancelToken, Confinement, Ended, Kernel, KernelError, Limits, Outcome, Status,
+};
 
 /// How often a quiet call wakes up to check the clock, the child and the
 /// cancel token.
@@ -34,6 +37,8 @@ pub struct RunOptions {
     pub cancel: Option<CancelToken>,
     /// Variables added to the kernel's environment for this run only.
     pub env: Vec<(OsString, OsString)>,
+    /// What the run may change (default: read-only).
+    pub access: Access,
 }
 
 impl RunOptions {
@@ -43,7 +48,14 @@ impl RunOptions {
             limits,
             cancel: None,
             env: Vec::new(),
+            access: Access::ReadOnly,
         }
+    }
+
+    /// These options with another access (what the run may change).
+    pub fn with_access(mut self, access: Access) -> Self {
+        self.access = access;
+        self
     }
 
     /// These options with a cancel token.
@@ -63,12 +75,120 @@ fn supervise_error(operation: &'static str) -> impl FnOnce(std::io::Error) -> Ke
     move |source| KernelError::Supervise { operation, source }
 }
 
-/// Spawns `path` with `args` and supervises it to the end.
+/// Spawns `path` with `args` and supervises it to the end: contained,
+/// unless the kernel was built without containment.
 pub(crate) fn supervise<S: AsRef<OsStr>>(
     kernel: &Kernel,
     path: &Path,
     args: &[S],
     options: &RunOptions,
+) -> Result<Outcome, KernelError> {
+    let argv: Vec<String> = std::iter::once(path.as_os_str())
+        .chain(args.iter().map(AsRef::as_ref))
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    match kernel.plan() {
+        Some(plan) => supervise_contained(kernel, plan, path, args, options, argv),
+        None => supervise_bare(kernel, path, args, options, argv),
+    }
+}
+
+fn supervise_contained<S: AsRef<OsStr>>(
+    kernel: &Kernel,
+    plan: &contain::Plan,
+    path: &Path,
+    args: &[S],
+    options: &RunOptions,
+    argv: Vec<String>,
+) -> Result<Outcome, KernelError> {
+    let limits = options.limits;
+    let (mut reader, writer) = std::io::pipe().map_err(supervise_error("create pipe"))?;
+    let args: Vec<&OsStr> = args.iter().map(AsRef::as_ref).collect();
+    let env = kernel
+        .environment()
+        .iter()
+        .chain(options.env.iter())
+        .map(|(k, v)| (k.as_os_str(), v.as_os_str()))
+        .collect();
+    let request = Request {
+        plan,
+        root: kernel.root(),
+        tmp_base: kernel.tmp_base(),
+        program: path,
+        args: &args,
+        env,
+        limits: &limits,
+        access: options.access,
+    };
+    let start = Instant::now();
+    let started = contain::start(&request, writer)?;
+    let watch = Watch::run(
+        started.pid,
+        &mut reader,
+        &limits,
+        options.cancel.as_ref(),
+        start,
+    );
+    let reaped = reap(started.pid);
+    let watch = watch?;
+    let init = reaped?;
+    let status = match (&started.status, init) {
+        // The init reports the program's status; an init killed before it
+        // could (the kernel's SIGKILL after the grace) means the program was
+        // killed with it.
+        (Some(pipe), _) => match contain::program_status(pipe) {
+            Some(raw) => wait_status(raw),
+            None => init,
+        },
+        (None, status) => status,
+    };
+    drop(started.tmp);
+    drop(started.cgroup);
+    Ok(Outcome {
+        argv,
+        status,
+        ended_by_kernel: watch.ended,
+        output: watch.capture.finish(),
+        duration: start.elapsed(),
+        output_held_open: watch.held_open,
+        access: options.access,
+        confinement: plan.confinement.clone(),
+    })
+}
+
+/// Reaps `pid` and returns how it ended.
+fn reap(pid: Pid) -> Result<Status, KernelError> {
+    loop {
+        match nix::sys::wait::waitpid(pid, None) {
+            Ok(WaitStatus::Exited(_, code)) => return Ok(Status::Exited(code)),
+            Ok(WaitStatus::Signaled(_, signal, _)) => return Ok(Status::Signaled(signal as i32)),
+            Ok(_) | Err(Errno::EINTR) => continue,
+            Err(errno) => {
+                return Err(supervise_error("wait for the child")(std::io::Error::from(
+                    errno,
+                )));
+            }
+        }
+    }
+}
+
+/// Decodes a raw wait status.
+fn wait_status(raw: i32) -> Status {
+    if libc::WIFEXITED(raw) {
+        Status::Exited(libc::WEXITSTATUS(raw))
+    } else if libc::WIFSIGNALED(raw) {
+        Status::Signaled(libc::WTERMSIG(raw))
+    } else {
+        Status::Signaled(0)
+    }
+}
+
+fn supervise_bare<S: AsRef<OsStr>>(
+    kernel: &Kernel,
+    path: &Path,
+    args: &[S],
+    options: &RunOptions,
+    argv: Vec<String>,
 ) -> Result<Outcome, KernelError> {
     let limits = options.limits;
     let (mut reader, writer) = std::io::pipe().map_err(supervise_error("create pipe"))?;
@@ -94,13 +214,8 @@ pub(crate) fn supervise<S: AsRef<OsStr>>(
     drop(command);
     let mut child = spawned.map_err(|source| spawn_error(path, source))?;
 
-    let argv = std::iter::once(path.as_os_str())
-        .chain(args.iter().map(AsRef::as_ref))
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-
     let watch = Watch::run(
-        &mut child,
+        Pid::from_raw(child.id() as i32),
         &mut reader,
         &limits,
         options.cancel.as_ref(),
@@ -122,6 +237,8 @@ pub(crate) fn supervise<S: AsRef<OsStr>>(
         output: watch.capture.finish(),
         duration: start.elapsed(),
         output_held_open: watch.held_open,
+        access: options.access,
+        confinement: Confinement::none(),
     })
 }
 
@@ -152,13 +269,12 @@ impl Watch {
     /// the limits. On return the child has exited (not yet reaped) and every
     /// process left in its group has been killed.
     fn run(
-        child: &mut Child,
+        pid: Pid,
         reader: &mut std::io::PipeReader,
         limits: &Limits,
         cancel: Option<&CancelToken>,
         start: Instant,
     ) -> Result<Watch, KernelError> {
-        let pid = Pid::from_raw(child.id() as i32);
         let mut watch = Watch {
             capture: Capture::new(limits.max_output),
             ended: None,

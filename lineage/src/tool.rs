@@ -1,6 +1,6 @@
 //! The `Tool` interface that every form of the lineage implements.
 
-use jig_kernel::{CancelToken, Kernel, KernelError, Limits, Outcome, RunOptions};
+use jig_kernel::{Access, CancelToken, Kernel, KernelError, Limits, Outcome, RunOptions};
 use serde_json::Value;
 
 use crate::ErrorCode;
@@ -294,7 +294,13 @@ pub trait Tool: Send + Sync {
 /// Runs an invocation that a tool's `check` produced. Failures to start
 /// become a 621 refusal for the model.
 pub fn execute(invocation: Invocation, context: &RunContext<'_>) -> ToolResult {
-    let mut options = RunOptions::new(context.limits);
+    // A call its tool reports read-only gets no write access at all.
+    let access = if invocation.read_only {
+        Access::ReadOnly
+    } else {
+        Access::WriteWorkspace
+    };
+    let mut options = RunOptions::new(context.limits).with_access(access);
     if let Some(cancel) = &context.cancel {
         options = options.with_cancel(cancel.clone());
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use jig_exec_tool::{AllowList, EXEC_TOOL_NAME, ExecConfig, ExecTool};
-use jig_kernel::{Kernel, KernelError, Limits};
+use jig_kernel::{Containment, Kernel, KernelError, Limits};
 use jig_lineage::{DenyList, Tool};
 use jig_policy::{
     ApprovalMiddleware, Approver, AuditSink, Chain, PolicyConfig, PolicyError, PolicyMiddleware,
@@ -77,6 +77,7 @@ pub struct Built {
 pub struct FullPreset {
     root: PathBuf,
     limits: Limits,
+    containment: Option<Containment>,
     search_path: Option<Vec<PathBuf>>,
     builtins: bool,
     descriptors: DescriptorSource,
@@ -108,6 +109,7 @@ impl FullPreset {
         Self {
             root: root.into(),
             limits: Limits::default(),
+            containment: Some(Containment::best_effort()),
             search_path: None,
             builtins: true,
             descriptors: DescriptorSource::Default,
@@ -120,6 +122,22 @@ impl FullPreset {
             budgets: BTreeMap::new(),
             audit: None,
         }
+    }
+
+    /// Sets the operating-system containment of every call (default
+    /// [`Containment::best_effort`]; [`Containment::required`] makes a
+    /// missing mechanism a build error).
+    pub fn with_containment(mut self, containment: Containment) -> Self {
+        self.containment = Some(containment);
+        self
+    }
+
+    /// Runs every call without operating-system containment (no Landlock,
+    /// no seccomp, no namespaces): only the argument layers bound what a
+    /// program does. See `KernelBuilder::dangerous_no_containment`.
+    pub fn dangerous_no_containment(mut self) -> Self {
+        self.containment = None;
+        self
     }
 
     /// Sets the kernel limits of every call.
@@ -241,6 +259,10 @@ impl FullPreset {
     /// and returns the registry with the descriptor files that were skipped.
     pub fn build(self) -> Result<Built, PresetError> {
         let mut kernel = Kernel::builder(&self.root).limits(self.limits);
+        kernel = match self.containment {
+            Some(containment) => kernel.containment(containment),
+            None => kernel.dangerous_no_containment(),
+        };
         if let Some(dirs) = &self.search_path {
             kernel = kernel.search_path(dirs.iter().cloned());
         }

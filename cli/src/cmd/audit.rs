@@ -34,9 +34,17 @@ pub(crate) fn run(global: &GlobalArgs, args: &AuditArgs) -> Result<ExitCode, Cli
     let registry = &built.registry;
     let tools: Vec<(&dyn Tool, ToolAudit)> = registry.tools().map(|t| (t, t.audit())).collect();
     let root = registry.kernel().root().display().to_string();
+    let containment = registry.kernel().confinement().to_string();
     match args.format {
-        Format::Json => super::print_json(&to_json(&root, &tools))?,
-        Format::Text => super::print_text(&to_text(&root, &tools))?,
+        Format::Json => {
+            let mut value = to_json(&root, &tools);
+            value["containment"] = Value::String(containment);
+            super::print_json(&value)?
+        }
+        Format::Text => super::print_text(&format!(
+            "containment: {containment}\n{}",
+            to_text(&root, &tools)
+        ))?,
     }
     Ok(exit(EXIT_OK))
 }

@@ -48,6 +48,12 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// Builds the registry, then serves it until the client closes stdin.
 pub(crate) fn run(global: &GlobalArgs, _args: &McpArgs) -> Result<ExitCode, CliError> {
     let built = crate::preset::build(global)?;
+    let confinement = built.registry.kernel().confinement();
+    if confinement.is_complete() {
+        tracing::info!(containment = %confinement, "commands are contained");
+    } else {
+        tracing::warn!(containment = %confinement, "commands are not fully contained");
+    }
     let server = JigServer::new(built.registry)?;
     // The async side only moves JSON: every call runs on the blocking pool,
     // so one async thread is enough and saves a cross-thread wake-up per

@@ -284,6 +284,7 @@ async fn a_cancelled_request_ends_its_command() {
     let sleeper = wait_for_child(server.pid, "sleep", Duration::from_secs(10))
         .await
         .expect("the nap command started");
+    let group = process_group(sleeper);
     let cancelled = Instant::now();
     handle.cancel(Some("test".to_owned())).await.unwrap();
     assert!(
@@ -292,7 +293,7 @@ async fn a_cancelled_request_ends_its_command() {
     );
     assert!(cancelled.elapsed() < Duration::from_secs(5));
     assert!(
-        group_members(sleeper).is_empty(),
+        group_members(group).is_empty(),
         "members of the command's process group survived"
     );
     // The server goes on serving.
@@ -437,9 +438,20 @@ fn link(pid: u32, fd: u32) -> String {
 async fn wait_for_child(parent: u32, comm: &str, timeout: Duration) -> Option<u32> {
     let deadline = Instant::now() + timeout;
     while Instant::now() < deadline {
-        let found = processes()
-            .into_iter()
-            .find(|p| p.ppid == parent && p.comm == comm);
+        // A contained command is a grandchild: the server's child is the
+        // call's init, in its own PID namespace.
+        let all = processes();
+        let descends = |mut pid: u32| {
+            for _ in 0..8 {
+                match all.iter().find(|p| p.pid == pid) {
+                    Some(p) if p.ppid == parent => return true,
+                    Some(p) => pid = p.ppid,
+                    None => return false,
+                }
+            }
+            false
+        };
+        let found = all.iter().find(|p| p.comm == comm && descends(p.pid));
         if let Some(process) = found {
             return Some(process.pid);
         }
@@ -468,6 +480,13 @@ fn alive(pid: u32) -> bool {
 }
 
 /// Live processes in the process group `pgid`.
+fn process_group(pid: u32) -> u32 {
+    processes()
+        .into_iter()
+        .find(|p| p.pid == pid)
+        .map_or(pid, |p| p.pgrp)
+}
+
 fn group_members(pgid: u32) -> Vec<u32> {
     processes()
         .into_iter()

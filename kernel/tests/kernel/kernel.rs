@@ -163,7 +163,10 @@ fn no_descriptor_beyond_the_standard_three_reaches_the_child() {
     let flags = nix::fcntl::FdFlag::empty();
     nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFD(flags)).unwrap();
     let inheritable = file.as_raw_fd();
-    let kernel = Kernel::builder(dir.path()).build().unwrap();
+    let kernel = Kernel::builder(dir.path())
+        .dangerous_no_containment()
+        .build()
+        .unwrap();
     // The shell lists its own descriptors (ls's own directory handle is in
     // the ls process, not in the shell's).
     let outcome = kernel.run(&["sh", "-c", "ls /proc/$$/fd"]).unwrap();
@@ -188,7 +191,7 @@ fn stdin_is_at_end_of_file() {
 
 #[test]
 fn eight_threads_run_at_once() {
-    let ws = Workspace::new();
+    let ws = Workspace::bare();
     let kernel = &ws.kernel;
     let outcomes: Vec<_> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..8)

@@ -29,6 +29,23 @@ impl Workspace {
         Self { dir, kernel }
     }
 
+    /// A workspace whose kernel runs without containment: for the tests of
+    /// the process-group supervision that contained calls build on (their
+    /// shells start other programs, which containment forbids).
+    pub(crate) fn bare_with_limits(limits: Limits) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let kernel = Kernel::builder(dir.path())
+            .limits(limits)
+            .dangerous_no_containment()
+            .build()
+            .unwrap();
+        Self { dir, kernel }
+    }
+
+    pub(crate) fn bare() -> Self {
+        Self::bare_with_limits(Limits::default().with_timeout(Duration::from_secs(20)))
+    }
+
     pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }

@@ -17,7 +17,10 @@ fn rendered_outcomes() {
         ("success", &["sh", "-c", "echo hello; echo world >&2"]),
         ("exit_42", &["sh", "-c", "echo failing >&2; exit 42"]),
         ("signal", &["sh", "-c", "echo dying; kill -TERM $$"]),
-        ("timeout", &["sh", "-c", "echo waiting; sleep 30"]),
+        (
+            "timeout",
+            &["sh", "-c", "echo waiting; while :; do :; done"],
+        ),
         ("truncated", &["seq", "1", "1000"]),
         ("empty", &["true"]),
     ];

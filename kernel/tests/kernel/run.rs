@@ -31,7 +31,8 @@ fn death_by_signal_is_reported() {
 
 #[test]
 fn a_timeout_ends_children_and_grandchildren() {
-    let ws = Workspace::with_limits(Limits::default().with_timeout(Duration::from_millis(500)));
+    let ws =
+        Workspace::bare_with_limits(Limits::default().with_timeout(Duration::from_millis(500)));
     // The shell starts two grandchildren in the background (one of which
     // ignores SIGTERM, so only the kill after the grace ends it) and waits.
     let script = "trap '' TERM; sleep 60 & echo $! > pids; \
@@ -50,7 +51,8 @@ fn a_timeout_ends_children_and_grandchildren() {
 
 #[test]
 fn a_timeout_with_a_python_tree_leaves_nothing() {
-    let ws = Workspace::with_limits(Limits::default().with_timeout(Duration::from_millis(500)));
+    let ws =
+        Workspace::bare_with_limits(Limits::default().with_timeout(Duration::from_millis(500)));
     let script = "import os, time\n\
                   for _ in range(3):\n\
                   \x20   if os.fork() == 0:\n\
@@ -66,7 +68,7 @@ fn a_timeout_with_a_python_tree_leaves_nothing() {
 
 #[test]
 fn background_jobs_end_with_the_call() {
-    let ws = Workspace::new();
+    let ws = Workspace::bare();
     let outcome = ws
         .kernel
         .run(&["sh", "-c", "sleep 60 & echo $! > bg; echo started"])
@@ -80,7 +82,7 @@ fn background_jobs_end_with_the_call() {
 
 #[test]
 fn an_escaped_descendant_does_not_hang_the_call() {
-    let ws = Workspace::new();
+    let ws = Workspace::bare();
     // `setsid` puts the sleeper in a new session and process group, out of
     // the kernel's reach; it keeps the output pipe open.
     let script = "setsid sh -c 'echo $$ > escaped; exec sleep 60' & \
@@ -109,7 +111,7 @@ fn an_escaped_descendant_does_not_hang_the_call() {
 
 #[test]
 fn cancelling_ends_the_process_group() {
-    let ws = Workspace::new();
+    let ws = Workspace::bare();
     let cancel = CancelToken::new();
     let options = RunOptions::new(ws.kernel.limits()).with_cancel(cancel.clone());
     let outcome = std::thread::scope(|scope| {

@@ -1,0 +1,323 @@
+//! Containment: what an accepted program *can do*, bounded by the operating
+//! system, per call.
+//!
+//! The layers above decide what is meant to run; this module bounds what it
+//! can do when they miss. See the crate's front page for the table of
+//! threats, mechanisms and what remains.
+
+mod cgroup;
+mod elf;
+pub(crate) mod rules;
+mod seccomp;
+pub(crate) mod spawn;
+mod start;
+mod tmp;
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+pub(crate) use cgroup::PidsCgroup;
+pub(crate) use elf::executed_files;
+pub(crate) use rules::{CallPaths, ruleset};
+pub(crate) use start::{Request, program_status, start};
+pub(crate) use tmp::CallTmp;
+
+/// How much containment a kernel asks for. Weaker settings are not values
+/// of this type: see [`KernelBuilder::dangerous_no_containment`].
+///
+/// [`KernelBuilder::dangerous_no_containment`]: crate::KernelBuilder::dangerous_no_containment
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Containment {
+    level: Level,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub(crate) enum Level {
+    /// Nothing beyond the process group (dangerous).
+    Off,
+    /// Every mechanism the running system has; what applied is reported.
+    #[default]
+    BestEffort,
+    /// Every mechanism, or the kernel is not built.
+    Required,
+}
+
+impl Containment {
+    /// Every mechanism the running system has (the default); the kernel's
+    /// [`confinement`](crate::Kernel::confinement) says which applied.
+    pub fn best_effort() -> Self {
+        Self {
+            level: Level::BestEffort,
+        }
+    }
+
+    /// Landlock, seccomp and user, PID and mount namespaces, or
+    /// [`KernelBuilder::build`](crate::KernelBuilder::build) fails with
+    /// [`KernelError::ContainmentUnavailable`](crate::KernelError::ContainmentUnavailable).
+    pub fn required() -> Self {
+        Self {
+            level: Level::Required,
+        }
+    }
+
+    pub(crate) fn off() -> Self {
+        Self { level: Level::Off }
+    }
+
+    pub(crate) fn level(self) -> Level {
+        self.level
+    }
+
+    /// Whether this asks for every mechanism.
+    pub fn is_required(self) -> bool {
+        self.level == Level::Required
+    }
+}
+
+/// What one call may change. Reading is always limited to the workspace and
+/// the system folders programs need to start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Hash)]
+#[non_exhaustive]
+pub enum Access {
+    /// The call writes nothing: not the workspace, not a file's mode, owner,
+    /// times or attributes. Only its private temporary folder.
+    #[default]
+    ReadOnly,
+    /// The call may also create, change and remove files in the workspace.
+    WriteWorkspace,
+}
+
+impl Access {
+    /// `read-only` or `write-workspace`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::ReadOnly => "read-only",
+            Access::WriteWorkspace => "write-workspace",
+        }
+    }
+}
+
+/// What contains the calls of a kernel: the mechanisms that applied, as
+/// probed when the kernel was built. Never silent: [`Display`] names what
+/// applied and what is missing.
+///
+/// [`Display`]: std::fmt::Display
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Confinement {
+    /// The Landlock ABI enforced (files; from 4, TCP; from 6, signal and
+    /// abstract-socket scoping), or `None`.
+    pub landlock_abi: Option<u32>,
+    /// Whether the seccomp filter applies (no sockets, no io_uring, no
+    /// metadata writes in read-only calls).
+    pub seccomp: bool,
+    /// Whether each call runs in its own user, PID and mount namespaces
+    /// (nothing of the call outlives it; a size-bounded temporary folder).
+    pub namespaces: bool,
+    /// Whether `/proc` shows only the call's own processes.
+    pub private_proc: bool,
+    /// The bound on the call's process count, when one applies.
+    pub process_limit: Option<u64>,
+    /// The size bound of the temporary folder (a tmpfs), when one applies;
+    /// otherwise only the per-file size limit bounds it.
+    pub tmp_limit: Option<u64>,
+}
+
+impl Confinement {
+    /// No containment at all.
+    pub fn none() -> Self {
+        Self {
+            landlock_abi: None,
+            seccomp: false,
+            namespaces: false,
+            private_proc: false,
+            process_limit: None,
+            tmp_limit: None,
+        }
+    }
+
+    /// Whether every mechanism applies.
+    pub fn is_complete(&self) -> bool {
+        self.landlock_abi.is_some()
+            && self.seccomp
+            && self.namespaces
+            && self.private_proc
+            && self.process_limit.is_some()
+    }
+
+    /// What is missing, as a list of short phrases (empty when complete).
+    pub fn missing(&self) -> Vec<&'static str> {
+        let mut missing = Vec::new();
+        if self.landlock_abi.is_none() {
+            missing.push("landlock (files are not confined)");
+        }
+        if !self.seccomp {
+            missing.push("seccomp (network and io_uring are not refused)");
+        }
+        if !self.namespaces {
+            missing.push(
+                "user namespaces (no pid or mount namespace: a process that leaves the \
+                 group may outlive the call, the process count and the temporary folder \
+                 are bounded per file only)",
+            );
+        } else if !self.private_proc {
+            missing.push("a private /proc");
+        }
+        if self.namespaces && self.process_limit.is_none() {
+            missing.push(
+                "a process-count bound (uid 0 is exempt from RLIMIT_NPROC: a writable pids \
+                 cgroup is needed)",
+            );
+        }
+        missing
+    }
+}
+
+impl std::fmt::Display for Confinement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.landlock_abi.is_none() && !self.seccomp && !self.namespaces {
+            return f.write_str("none: commands are not contained");
+        }
+        let mut parts = Vec::new();
+        if let Some(abi) = self.landlock_abi {
+            parts.push(format!("landlock abi {abi}"));
+        }
+        if self.seccomp {
+            parts.push("seccomp".to_owned());
+        }
+        if self.namespaces {
+            parts.push(if self.private_proc {
+                "user+pid+mount namespaces, private /proc".to_owned()
+            } else {
+                "user+pid+mount namespaces".to_owned()
+            });
+        }
+        if let Some(limit) = self.process_limit {
+            parts.push(format!("at most {limit} processes"));
+        }
+        if let Some(limit) = self.tmp_limit {
+            parts.push(format!("tmpfs {} MiB", limit / (1024 * 1024)));
+        }
+        f.write_str(&parts.join(", "))?;
+        let missing = self.missing();
+        if !missing.is_empty() {
+            write!(f, "; missing: {}", missing.join("; "))?;
+        }
+        Ok(())
+    }
+}
+
+/// What the running system offers, probed once per process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Mechanisms {
+    pub(crate) landlock_abi: Option<u32>,
+    pub(crate) seccomp: bool,
+    pub(crate) namespaces: bool,
+    pub(crate) private_proc: bool,
+    pub(crate) pids_cgroup: Option<PathBuf>,
+}
+
+/// Probes the system once; later calls return the same answer.
+pub(crate) fn mechanisms(tmp_base: &Path) -> Mechanisms {
+    static PROBED: OnceLock<Mechanisms> = OnceLock::new();
+    PROBED
+        .get_or_init(|| {
+            let landlock_abi = spawn::landlock_abi();
+            let seccomp =
+                spawn::seccomp_available() && seccomp::compile(Access::ReadOnly).is_some();
+            let (namespaces, private_proc) = match spawn::probe_namespaces(tmp_base, true) {
+                Ok(()) => (true, true),
+                Err(_) => (spawn::probe_namespaces(tmp_base, false).is_ok(), false),
+            };
+            Mechanisms {
+                landlock_abi,
+                seccomp,
+                namespaces,
+                private_proc,
+                pids_cgroup: cgroup::pids_base(),
+            }
+        })
+        .clone()
+}
+
+/// Everything a kernel prepares once to contain its calls.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub(crate) confinement: Confinement,
+    /// Existing system folders and files every call may read.
+    pub(crate) system: Vec<PathBuf>,
+    /// The compiled seccomp filters, read-only and write.
+    pub(crate) seccomp_read_only: Option<Vec<seccompiler::sock_filter>>,
+    pub(crate) seccomp_write: Option<Vec<seccompiler::sock_filter>>,
+    /// Where each call gets its own pids cgroup, if anywhere.
+    pub(crate) pids_base: Option<PathBuf>,
+    /// `"uid uid 1\n"` and the same for the group, for the user namespace.
+    pub(crate) uid_map: Vec<u8>,
+    pub(crate) gid_map: Vec<u8>,
+}
+
+impl Plan {
+    /// Prepares containment for a kernel whose programs live on
+    /// `search_path`, from what the system offers.
+    pub(crate) fn new(
+        mechanisms: Mechanisms,
+        search_path: &[PathBuf],
+        limits: &crate::Limits,
+    ) -> Arc<Plan> {
+        let mut system: Vec<PathBuf> = rules::SYSTEM_READ
+            .iter()
+            .chain(rules::ETC_READ)
+            .map(PathBuf::from)
+            .chain(search_path.iter().cloned())
+            .filter(|p| p.exists())
+            .collect();
+        system.dedup();
+        let (seccomp_read_only, seccomp_write) = if mechanisms.seccomp {
+            (
+                seccomp::compile(Access::ReadOnly),
+                seccomp::compile(Access::WriteWorkspace),
+            )
+        } else {
+            (None, None)
+        };
+        let confinement = Confinement {
+            landlock_abi: mechanisms.landlock_abi.map(|abi| abi.min(6)),
+            seccomp: seccomp_read_only.is_some() && seccomp_write.is_some(),
+            namespaces: mechanisms.namespaces,
+            private_proc: mechanisms.namespaces && mechanisms.private_proc,
+            // RLIMIT_NPROC bounds a call in its own user namespace, except
+            // for uid 0, which the operating system exempts: there only a
+            // pids cgroup bounds it.
+            process_limit: (mechanisms.pids_cgroup.is_some()
+                || (mechanisms.namespaces && !nix::unistd::geteuid().is_root()))
+            .then_some(limits.max_processes),
+            tmp_limit: mechanisms.namespaces.then_some(limits.max_tmp),
+        };
+        let uid = nix::unistd::geteuid().as_raw();
+        let gid = nix::unistd::getegid().as_raw();
+        Arc::new(Plan {
+            confinement,
+            system,
+            seccomp_read_only,
+            seccomp_write,
+            pids_base: mechanisms.pids_cgroup.clone(),
+            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
+            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+        })
+    }
+
+    /// The seccomp filter of a call of `access`.
+    pub(crate) fn seccomp(&self, access: Access) -> Option<&[seccompiler::sock_filter]> {
+        match access {
+            Access::ReadOnly => self.seccomp_read_only.as_deref(),
+            Access::WriteWorkspace => self.seccomp_write.as_deref(),
+        }
+    }
+}
+
+/// `path` as a C string (paths never hold NUL).
+pub(crate) fn c_path(path: &Path) -> Option<CString> {
+    CString::new(path.as_os_str().as_bytes()).ok()
+}

@@ -1,0 +1,694 @@
+//! Starting a contained child: one raw `clone` from the parent, then only
+//! raw, async-signal-safe system calls until `execve`.
+//!
+//! Everything that allocates (argv, environment, the Landlock ruleset, the
+//! seccomp program, the mount options) is prepared by the parent; the child
+//! only reads it. With namespaces the clone makes the child the init (PID 1)
+//! of a fresh user, PID and mount namespace: it writes its identity maps,
+//! mounts the call's tmpfs and a private `/proc`, forks the program and
+//! waits. When the program ends, the init reports its status and exits, and
+//! the operating system kills whatever else of the call is still alive
+//! (`setsid` and double-fork escapes included) before the parent can reap
+//! the init. Without namespaces the clone is a plain fork of the program.
+
+use std::ffi::CStr;
+use std::os::fd::RawFd;
+use std::path::Path;
+
+use libc::{c_char, c_int, c_long};
+
+/// Where a child failed, reported through the report pipe with the errno.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub(crate) enum Stage {
+    /// The parent was gone before the child started.
+    ParentGone = 1,
+    /// Writing `/proc/self/setgroups`.
+    Setgroups,
+    /// Writing `/proc/self/uid_map`.
+    UidMap,
+    /// Writing `/proc/self/gid_map`.
+    GidMap,
+    /// Making every mount private to the call.
+    MountPrivate,
+    /// Mounting the call's temporary folder.
+    MountTmp,
+    /// Mounting the call's `/proc`.
+    MountProc,
+    /// Forking the program from the call's init.
+    Fork,
+    /// Setting up stdin, stdout and stderr.
+    Stdio,
+    /// Entering the workspace.
+    Chdir,
+    /// Setting resource limits.
+    Rlimit,
+    /// Dropping capabilities.
+    Capabilities,
+    /// Setting `no_new_privs`.
+    NoNewPrivs,
+    /// Enforcing the Landlock ruleset.
+    Landlock,
+    /// Installing the seccomp filter.
+    Seccomp,
+    /// Executing the program.
+    Exec,
+    /// Leading a process group.
+    ProcessGroup,
+}
+
+impl Stage {
+    pub(crate) fn from_raw(raw: u32) -> Option<Stage> {
+        use Stage::*;
+        [
+            ParentGone,
+            Setgroups,
+            UidMap,
+            GidMap,
+            MountPrivate,
+            MountTmp,
+            MountProc,
+            Fork,
+            Stdio,
+            Chdir,
+            Rlimit,
+            Capabilities,
+            NoNewPrivs,
+            Landlock,
+            Seccomp,
+            Exec,
+            ProcessGroup,
+        ]
+        .into_iter()
+        .find(|s| *s as u32 == raw)
+    }
+
+    /// What the stage does, for error messages.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Stage::ParentGone => "check the parent",
+            Stage::Setgroups => "deny setgroups in the user namespace",
+            Stage::UidMap => "write the user id map",
+            Stage::GidMap => "write the group id map",
+            Stage::MountPrivate => "make mounts private",
+            Stage::MountTmp => "mount the temporary folder",
+            Stage::MountProc => "mount a private /proc",
+            Stage::Fork => "fork the program",
+            Stage::Stdio => "set up stdin and the output pipe",
+            Stage::Chdir => "enter the workspace",
+            Stage::Rlimit => "set resource limits",
+            Stage::Capabilities => "drop capabilities",
+            Stage::NoNewPrivs => "set no_new_privs",
+            Stage::Landlock => "enforce the landlock ruleset",
+            Stage::Seccomp => "install the seccomp filter",
+            Stage::Exec => "execute the program",
+            Stage::ProcessGroup => "lead a process group",
+        }
+    }
+}
+
+/// The namespace part of a child's plan.
+pub(crate) struct NsPlan<'a> {
+    pub(crate) uid_map: &'a [u8],
+    pub(crate) gid_map: &'a [u8],
+    /// The call's temporary folder, where a tmpfs is mounted.
+    pub(crate) tmp: &'a CStr,
+    /// The tmpfs options (`size=...,mode=0700`).
+    pub(crate) tmpfs_options: &'a CStr,
+    /// Whether to mount a private `/proc`.
+    pub(crate) proc: bool,
+    /// Landlock rights granted on the tmpfs once mounted.
+    pub(crate) tmp_rights: u64,
+    /// Landlock rights granted on the private `/proc` once mounted.
+    pub(crate) proc_rights: u64,
+}
+
+/// Everything the child needs, prepared by the parent.
+pub(crate) struct ChildPlan<'a> {
+    pub(crate) program: &'a CStr,
+    /// Null-terminated.
+    pub(crate) argv: &'a [*const c_char],
+    /// Null-terminated.
+    pub(crate) envp: &'a [*const c_char],
+    pub(crate) cwd: &'a CStr,
+    pub(crate) stdin: RawFd,
+    pub(crate) output: RawFd,
+    /// Write end of the report pipe (close-on-exec): a stage and an errno
+    /// when the child fails before `execve`; end-of-file when it succeeds.
+    pub(crate) report: RawFd,
+    /// Write end of the status pipe, where the init writes the program's
+    /// wait status (namespaces only; otherwise -1).
+    pub(crate) status: RawFd,
+    /// The Landlock ruleset, or -1.
+    pub(crate) landlock: RawFd,
+    /// Read end of the go pipe, or -1: the child waits for one byte (or
+    /// end-of-file) before it forks or execs the program, so that the parent
+    /// can first move it into the call's pids cgroup.
+    pub(crate) go: RawFd,
+    pub(crate) seccomp: Option<&'a libc::sock_fprog>,
+    pub(crate) rlimits: &'a [(c_int, libc::rlimit)],
+    pub(crate) namespaces: Option<NsPlan<'a>>,
+    /// Probe only: set up the namespaces, then exit 0 without running
+    /// anything.
+    pub(crate) probe: bool,
+}
+
+/// Clones the child described by `plan` and returns its pid (in the
+/// parent's PID namespace).
+pub(crate) fn clone_child(plan: &ChildPlan<'_>) -> std::io::Result<libc::pid_t> {
+    let mut flags = libc::SIGCHLD as c_long;
+    if plan.namespaces.is_some() {
+        flags |= (libc::CLONE_NEWUSER | libc::CLONE_NEWPID | libc::CLONE_NEWNS) as c_long;
+    }
+    #[expect(unsafe_code)]
+    // SAFETY: a clone without CLONE_VM behaves like fork: the child gets a
+    // copy of the address space and runs only `child_main`, which never
+    // returns and makes only raw, async-signal-safe system calls on memory
+    // the parent prepared (no allocation, no lock) before it execs or exits.
+    let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    if pid == 0 {
+        #[expect(unsafe_code)]
+        // SAFETY: this is the freshly cloned child (see above).
+        unsafe {
+            child_main(plan)
+        }
+    }
+    libc::pid_t::try_from(pid).map_err(|_| std::io::Error::other("clone returned a bad pid"))
+}
+
+/// The Landlock ABI of the running kernel, if Landlock is enabled.
+pub(crate) fn landlock_abi() -> Option<u32> {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    #[expect(unsafe_code)]
+    // SAFETY: with a null attribute, size 0 and the VERSION flag, the call
+    // reads no memory and only returns a number.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    u32::try_from(abi).ok().filter(|abi| *abi > 0)
+}
+
+/// Whether seccomp filters can be installed.
+pub(crate) fn seccomp_available() -> bool {
+    #[expect(unsafe_code)]
+    // SAFETY: PR_GET_SECCOMP reads nothing from memory.
+    let mode = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) };
+    mode >= 0
+}
+
+/// Sets up user, PID and mount namespaces (and a private `/proc` when
+/// `proc`) in a throwaway child, to learn whether calls can have them.
+pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage, i32)> {
+    let failed = |errno: i32| (Stage::Fork, errno);
+    let tmp =
+        super::CallTmp::create(tmp_base).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
+    let tmp_c = super::c_path(tmp.path()).ok_or((Stage::MountTmp, libc::EINVAL))?;
+    let (report_r, report_w) =
+        nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| failed(e as i32))?;
+    let argv = [std::ptr::null()];
+    let uid = nix::unistd::geteuid().as_raw();
+    let gid = nix::unistd::getegid().as_raw();
+    let uid_map = format!("{uid} {uid} 1\n");
+    let gid_map = format!("{gid} {gid} 1\n");
+    use std::os::fd::AsRawFd;
+    let plan = ChildPlan {
+        program: c"/",
+        argv: &argv,
+        envp: &argv,
+        cwd: c"/",
+        stdin: -1,
+        output: -1,
+        report: report_w.as_raw_fd(),
+        status: -1,
+        landlock: -1,
+        go: -1,
+        seccomp: None,
+        rlimits: &[],
+        namespaces: Some(NsPlan {
+            uid_map: uid_map.as_bytes(),
+            gid_map: gid_map.as_bytes(),
+            tmp: &tmp_c,
+            tmpfs_options: c"size=65536,mode=0700",
+            proc,
+            tmp_rights: 0,
+            proc_rights: 0,
+        }),
+        probe: true,
+    };
+    let pid = clone_child(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
+    drop(report_w);
+    let report = read_report(&report_r);
+    let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
+    match report {
+        Some(failure) => Err(failure),
+        None => Ok(()),
+    }
+}
+
+/// Reads the report pipe to its end: `None` when the child reached
+/// `execve` (or, for a probe, exited cleanly), else the failed stage.
+pub(crate) fn read_report(report: &impl std::os::fd::AsFd) -> Option<(Stage, i32)> {
+    let mut record = [0u8; 8];
+    let mut filled = 0;
+    while filled < record.len() {
+        match nix::unistd::read(report, &mut record[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => break,
+        }
+    }
+    if filled < record.len() {
+        return None;
+    }
+    let stage = u32::from_ne_bytes([record[0], record[1], record[2], record[3]]);
+    let errno = i32::from_ne_bytes([record[4], record[5], record[6], record[7]]);
+    Some((Stage::from_raw(stage).unwrap_or(Stage::Exec), errno))
+}
+
+// ---------------------------------------------------------------------------
+// The child side. Every function below runs after `clone` in a copy of a
+// possibly multi-threaded process: raw system calls only, no allocation, no
+// lock, no panic.
+// ---------------------------------------------------------------------------
+
+/// `_LINUX_CAPABILITY_VERSION_3`.
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+/// Every securebit that keeps uid 0 from regaining capabilities, locked.
+const SECUREBITS_NO_ROOT: libc::c_ulong = 0xEF;
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+#[expect(unsafe_code)]
+fn errno() -> i32 {
+    // SAFETY: reading the calling thread's errno.
+    unsafe { *libc::__errno_location() }
+}
+
+/// Writes a stage and errno to the report pipe and exits.
+#[expect(unsafe_code)]
+fn fail(report: RawFd, stage: Stage, errno: i32) -> ! {
+    let mut record = [0u8; 8];
+    record[..4].copy_from_slice(&(stage as u32).to_ne_bytes());
+    record[4..].copy_from_slice(&errno.to_ne_bytes());
+    // SAFETY: raw write of a local buffer, then _exit; both async-signal-safe.
+    unsafe {
+        libc::write(report, record.as_ptr().cast(), record.len());
+        libc::_exit(127)
+    }
+}
+
+#[expect(unsafe_code)]
+fn write_file(path: &CStr, data: &[u8]) -> Result<(), i32> {
+    // SAFETY: raw open/write/close on a NUL-terminated path and a slice.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return Err(errno());
+        }
+        let written = libc::write(fd, data.as_ptr().cast(), data.len());
+        let result = if written == data.len() as isize {
+            Ok(())
+        } else {
+            Err(errno())
+        };
+        libc::close(fd);
+        result
+    }
+}
+
+/// Closes every descriptor from 3 up except those in `keep`.
+#[expect(unsafe_code)]
+fn close_others(keep: &mut [RawFd]) {
+    keep.sort_unstable();
+    let mut next: libc::c_uint = 3;
+    let close_range = |from: libc::c_uint, to: libc::c_uint| {
+        if from > to {
+            return;
+        }
+        // SAFETY: closing descriptors this copy of the process owns.
+        let done = unsafe { libc::syscall(libc::SYS_close_range, from, to, 0) };
+        if done != 0 {
+            let last = to.min(65_535);
+            for fd in from..=last {
+                // SAFETY: as above, one at a time where close_range is missing.
+                unsafe { libc::close(fd as c_int) };
+            }
+        }
+    };
+    for &fd in keep.iter() {
+        let Ok(fd) = libc::c_uint::try_from(fd) else {
+            continue;
+        };
+        if fd >= next {
+            if fd > next {
+                close_range(next, fd - 1);
+            }
+            next = fd + 1;
+        }
+    }
+    close_range(next, libc::c_uint::MAX);
+}
+
+/// Whether the parent is gone: the report pipe has no reader any more.
+#[expect(unsafe_code)]
+fn parent_gone(report: RawFd) -> bool {
+    let mut poll = libc::pollfd {
+        fd: report,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
+    // SAFETY: poll on one local pollfd, no timeout.
+    let ready = unsafe { libc::poll(&mut poll, 1, 0) };
+    ready > 0 && poll.revents & libc::POLLERR != 0
+}
+
+/// The init's SIGTERM handler: pass it on to every process of the call
+/// (`kill(-1)` from a namespace's init reaches all the others in it).
+extern "C" fn forward_terminate(_signal: c_int) {
+    #[expect(unsafe_code)]
+    // SAFETY: kill is async-signal-safe.
+    unsafe {
+        libc::kill(-1, libc::SIGTERM);
+    }
+}
+
+/// The child's entry point.
+///
+/// # Safety
+///
+/// Must run only in a freshly cloned child (see [`clone_child`]).
+#[expect(unsafe_code)]
+unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
+    // SAFETY: raw prctl; the parent waits on the report pipe until exec, so
+    // the spawning thread is alive here unless the process died, which the
+    // check below sees.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+    if parent_gone(plan.report) {
+        fail(plan.report, Stage::ParentGone, 0);
+    }
+    let mut keep = [
+        plan.stdin,
+        plan.output,
+        plan.report,
+        plan.status,
+        plan.landlock,
+        plan.go,
+    ];
+    close_others(&mut keep);
+    // SAFETY: setpgid on ourselves.
+    if unsafe { libc::setpgid(0, 0) } != 0 {
+        fail(plan.report, Stage::ProcessGroup, errno());
+    }
+    wait_for_go(plan.go);
+    let Some(ns) = &plan.namespaces else {
+        program_main(plan)
+    };
+    // SAFETY: raw prctl naming this process for observers (`ps` shows the
+    // call's init as `jig-call`).
+    unsafe { libc::prctl(libc::PR_SET_NAME, c"jig-call".as_ptr(), 0, 0, 0) };
+    if let Err(e) = write_file(c"/proc/self/setgroups", b"deny") {
+        fail(plan.report, Stage::Setgroups, e);
+    }
+    if let Err(e) = write_file(c"/proc/self/uid_map", ns.uid_map) {
+        fail(plan.report, Stage::UidMap, e);
+    }
+    if let Err(e) = write_file(c"/proc/self/gid_map", ns.gid_map) {
+        fail(plan.report, Stage::GidMap, e);
+    }
+    // SAFETY: mount calls on NUL-terminated strings the parent prepared.
+    unsafe {
+        let none = c"none".as_ptr();
+        if libc::mount(
+            none,
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ) != 0
+        {
+            fail(plan.report, Stage::MountPrivate, errno());
+        }
+        if libc::mount(
+            c"tmpfs".as_ptr(),
+            ns.tmp.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            ns.tmpfs_options.as_ptr().cast(),
+        ) != 0
+        {
+            fail(plan.report, Stage::MountTmp, errno());
+        }
+        if ns.proc
+            && libc::mount(
+                c"proc".as_ptr(),
+                c"/proc".as_ptr(),
+                c"proc".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            ) != 0
+        {
+            fail(plan.report, Stage::MountProc, errno());
+        }
+    }
+    if plan.landlock >= 0 {
+        add_late_rule(plan.report, plan.landlock, ns.tmp, ns.tmp_rights);
+        if ns.proc {
+            add_late_rule(plan.report, plan.landlock, c"/proc", ns.proc_rights);
+        }
+    }
+    if plan.probe {
+        // SAFETY: _exit is async-signal-safe.
+        unsafe { libc::_exit(0) }
+    }
+    // SAFETY: sigaction with a handler that only calls kill.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = forward_terminate as extern "C" fn(c_int) as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+    }
+    // SAFETY: as in `clone_child`: the program's process runs only
+    // `program_main`, which never returns.
+    let program = unsafe { libc::syscall(libc::SYS_clone, libc::SIGCHLD as c_long, 0, 0, 0, 0) };
+    if program == 0 {
+        program_main(plan)
+    }
+    if program < 0 {
+        fail(plan.report, Stage::Fork, errno());
+    }
+    // SAFETY: closing our copies; the program holds its own.
+    unsafe {
+        libc::close(plan.report);
+        libc::close(plan.stdin);
+        libc::close(plan.output);
+        if plan.landlock >= 0 {
+            libc::close(plan.landlock);
+        }
+    }
+    let mut status: c_int = 0;
+    loop {
+        // SAFETY: waitpid on a local status word.
+        let reaped = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if reaped as c_long == program {
+            break;
+        }
+        if reaped < 0 && errno() != libc::EINTR {
+            status = 0x7f00; // exit 127: the program vanished unreaped
+            break;
+        }
+    }
+    let record = status.to_ne_bytes();
+    // SAFETY: one raw write, then _exit: every other process of the
+    // namespace is killed by the operating system before we can be reaped.
+    unsafe {
+        libc::write(plan.status, record.as_ptr().cast(), record.len());
+        libc::_exit(0)
+    }
+}
+
+/// Waits for the parent's go byte (or end-of-file), then closes the pipe.
+#[expect(unsafe_code)]
+fn wait_for_go(go: RawFd) {
+    if go < 0 {
+        return;
+    }
+    let mut byte = 0u8;
+    // SAFETY: raw read of one byte into a local, then close.
+    unsafe {
+        while libc::read(go, (&mut byte as *mut u8).cast(), 1) < 0 && errno() == libc::EINTR {}
+        libc::close(go);
+    }
+}
+
+/// `struct landlock_path_beneath_attr`.
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: c_int,
+}
+
+/// Adds a rule for `path` (as mounted now, in the call's namespace) to the
+/// ruleset the program will enforce.
+#[expect(unsafe_code)]
+fn add_late_rule(report: RawFd, ruleset: RawFd, path: &CStr, rights: u64) {
+    const LANDLOCK_RULE_PATH_BENEATH: c_int = 1;
+    // SAFETY: raw open, landlock_add_rule on a local attribute, close.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+        if fd < 0 {
+            fail(report, Stage::Landlock, errno());
+        }
+        let attr = PathBeneathAttr {
+            allowed_access: rights,
+            parent_fd: fd,
+        };
+        let added = libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const PathBeneathAttr,
+            0,
+        );
+        let error = errno();
+        libc::close(fd);
+        if added != 0 {
+            fail(report, Stage::Landlock, error);
+        }
+    }
+}
+
+/// The program's side: stdio, workspace, limits, privileges, Landlock,
+/// seccomp, `execve`.
+#[expect(unsafe_code)]
+fn program_main(plan: &ChildPlan<'_>) -> ! {
+    let report = plan.report;
+    // SAFETY: raw calls on the child's own state and on descriptors and
+    // strings the parent prepared; see `child_main`.
+    unsafe {
+        for signal in 1..65 {
+            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+        }
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+
+        if libc::dup2(plan.stdin, 0) < 0
+            || libc::dup2(plan.output, 1) < 0
+            || libc::dup2(plan.output, 2) < 0
+        {
+            fail(report, Stage::Stdio, errno());
+        }
+        if plan.status >= 0 {
+            libc::close(plan.status);
+        }
+        if libc::chdir(plan.cwd.as_ptr()) != 0 {
+            fail(report, Stage::Chdir, errno());
+        }
+        for (resource, limit) in plan.rlimits {
+            if libc::setrlimit(*resource as _, limit) != 0 {
+                fail(report, Stage::Rlimit, errno());
+            }
+        }
+        drop_capabilities(report);
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            fail(report, Stage::NoNewPrivs, errno());
+        }
+        if plan.landlock >= 0 {
+            if libc::syscall(libc::SYS_landlock_restrict_self, plan.landlock, 0) != 0 {
+                fail(report, Stage::Landlock, errno());
+            }
+            libc::close(plan.landlock);
+        }
+        if let Some(filter) = plan.seccomp
+            && libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER,
+                filter as *const libc::sock_fprog,
+                0,
+                0,
+            ) != 0
+        {
+            fail(report, Stage::Seccomp, errno());
+        }
+        libc::execve(
+            plan.program.as_ptr(),
+            plan.argv.as_ptr(),
+            plan.envp.as_ptr(),
+        );
+        fail(report, Stage::Exec, errno())
+    }
+}
+
+/// Drops every capability, for good: securebits so that uid 0 regains
+/// none at `execve`, an empty bounding set, no ambient set, then empty
+/// sets. Steps a process without privileges may not take are skipped; the
+/// end state is checked.
+#[expect(unsafe_code)]
+fn drop_capabilities(report: RawFd) {
+    // SAFETY: raw prctl and capset/capget on local structures.
+    unsafe {
+        libc::prctl(libc::PR_SET_SECUREBITS, SECUREBITS_NO_ROOT, 0, 0, 0);
+        for cap in 0..64 {
+            libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+        }
+        libc::prctl(
+            libc::PR_CAP_AMBIENT,
+            libc::PR_CAP_AMBIENT_CLEAR_ALL,
+            0,
+            0,
+            0,
+        );
+        let mut header = CapHeader {
+            version: CAPABILITY_VERSION_3,
+            pid: 0,
+        };
+        let empty = [CapData {
+            effective: 0,
+            permitted: 0,
+            inheritable: 0,
+        }; 2];
+        if libc::syscall(libc::SYS_capset, &mut header, empty.as_ptr()) != 0 {
+            fail(report, Stage::Capabilities, errno());
+        }
+        let mut now = [CapData {
+            effective: 1,
+            permitted: 1,
+            inheritable: 1,
+        }; 2];
+        if libc::syscall(libc::SYS_capget, &mut header, now.as_mut_ptr()) != 0 {
+            fail(report, Stage::Capabilities, errno());
+        }
+        if now
+            .iter()
+            .any(|d| d.effective | d.permitted | d.inheritable != 0)
+        {
+            fail(report, Stage::Capabilities, libc::EPERM);
+        }
+    }
+}

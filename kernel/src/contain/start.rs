@@ -1,0 +1,281 @@
+//! The parent's side of a contained start: prepare everything, clone, and
+//! learn whether the program started.
+
+use std::ffi::{CString, OsStr, OsString};
+use std::io::PipeWriter;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use nix::fcntl::OFlag;
+use nix::sys::stat::Mode;
+use nix::unistd::Pid;
+
+use super::spawn::{self, ChildPlan, NsPlan, Stage};
+use super::{Access, CallPaths, CallTmp, PidsCgroup, Plan};
+use crate::{KernelError, Limits};
+
+/// A contained program that started.
+#[derive(Debug)]
+pub(crate) struct Started {
+    /// The child the parent supervises: the call's init with namespaces,
+    /// otherwise the program itself.
+    pub(crate) pid: Pid,
+    /// Where the init writes the program's wait status (namespaces only).
+    pub(crate) status: Option<OwnedFd>,
+    /// The call's temporary folder, removed when this is dropped.
+    pub(crate) tmp: CallTmp,
+    /// The call's pids cgroup, if it has one, removed when dropped.
+    pub(crate) cgroup: Option<PidsCgroup>,
+}
+
+/// What one contained start needs from the kernel.
+pub(crate) struct Request<'a> {
+    pub(crate) plan: &'a Plan,
+    pub(crate) root: &'a Path,
+    pub(crate) tmp_base: &'a Path,
+    pub(crate) program: &'a Path,
+    pub(crate) args: &'a [&'a OsStr],
+    pub(crate) env: Vec<(&'a OsStr, &'a OsStr)>,
+    pub(crate) limits: &'a Limits,
+    pub(crate) access: Access,
+}
+
+fn supervise(operation: &'static str) -> impl Fn(std::io::Error) -> KernelError {
+    move |source| KernelError::Supervise { operation, source }
+}
+
+fn errno_error(operation: &'static str) -> impl Fn(nix::errno::Errno) -> KernelError {
+    move |errno| KernelError::Supervise {
+        operation,
+        source: std::io::Error::from(errno),
+    }
+}
+
+fn c_string(bytes: &[u8], index: usize) -> Result<CString, KernelError> {
+    CString::new(bytes).map_err(|_| KernelError::NulInArgument { index })
+}
+
+/// Starts the program of `request`, contained; `output` becomes its stdout
+/// and stderr.
+pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started, KernelError> {
+    let plan = request.plan;
+    let confinement = &plan.confinement;
+    let tmp =
+        CallTmp::create(request.tmp_base).map_err(supervise("create the temporary folder"))?;
+
+    let program = c_string(request.program.as_os_str().as_bytes(), 0)?;
+    let mut argv_c = vec![program.clone()];
+    for (i, arg) in request.args.iter().enumerate() {
+        argv_c.push(c_string(arg.as_bytes(), i + 1)?);
+    }
+    let mut env: Vec<(OsString, OsString)> = Vec::new();
+    for (key, value) in &request.env {
+        env.retain(|(k, _)| k.as_os_str() != *key);
+        env.push((key.to_os_string(), value.to_os_string()));
+    }
+    env.retain(|(k, _)| k != "TMPDIR");
+    env.push(("TMPDIR".into(), tmp.path().as_os_str().to_os_string()));
+    let mut envp_c = Vec::with_capacity(env.len());
+    for (key, value) in &env {
+        let mut entry = key.as_bytes().to_vec();
+        entry.push(b'=');
+        entry.extend_from_slice(value.as_bytes());
+        envp_c.push(CString::new(entry).map_err(|_| KernelError::Supervise {
+            operation: "build the environment",
+            source: std::io::Error::other("an environment variable holds a NUL byte"),
+        })?);
+    }
+    let argv: Vec<*const libc::c_char> = argv_c
+        .iter()
+        .map(|a| a.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect();
+    let envp: Vec<*const libc::c_char> = envp_c
+        .iter()
+        .map(|a| a.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect();
+    let cwd = super::c_path(request.root).ok_or(KernelError::NulInArgument { index: 0 })?;
+    let tmp_c = super::c_path(tmp.path()).ok_or(KernelError::NulInArgument { index: 0 })?;
+    let tmpfs_options = CString::new(format!(
+        "size={},nr_inodes=65536,mode=0700",
+        request.limits.max_tmp
+    ))
+    .map_err(|_| KernelError::NulInArgument { index: 0 })?;
+
+    let ruleset = match confinement.landlock_abi {
+        Some(_) => {
+            let executed = super::executed_files(request.program);
+            let paths = CallPaths {
+                system: &plan.system,
+                root: request.root,
+                tmp: (!confinement.namespaces).then(|| tmp.path()),
+                executed: &executed,
+                proc: !confinement.private_proc,
+            };
+            Some(super::ruleset(&paths, request.access).map_err(|message| {
+                KernelError::Supervise {
+                    operation: "build the landlock ruleset",
+                    source: std::io::Error::other(message),
+                }
+            })?)
+        }
+        None => None,
+    };
+    let filter = plan.seccomp(request.access);
+    let fprog = filter.map(|program| libc::sock_fprog {
+        len: u16::try_from(program.len()).unwrap_or(u16::MAX),
+        // The filter is only read; the kernel's structure is declared mutable.
+        filter: program.as_ptr().cast_mut().cast::<libc::sock_filter>(),
+    });
+
+    let (tmp_rights, proc_rights) =
+        super::rules::late_rights(confinement.landlock_abi.unwrap_or(0));
+    let mut rlimits = vec![
+        (libc::RLIMIT_CORE as libc::c_int, rlimit(0)),
+        (
+            libc::RLIMIT_FSIZE as libc::c_int,
+            rlimit(request.limits.max_file_size),
+        ),
+        (
+            libc::RLIMIT_CPU as libc::c_int,
+            rlimit(request.limits.cpu_backstop().as_secs().max(1)),
+        ),
+    ];
+    if confinement.namespaces {
+        rlimits.push((
+            libc::RLIMIT_NPROC as libc::c_int,
+            rlimit(request.limits.max_processes),
+        ));
+    }
+    if let Some(bytes) = request.limits.max_memory {
+        rlimits.push((libc::RLIMIT_AS as libc::c_int, rlimit(bytes)));
+    }
+
+    let cgroup = match &plan.pids_base {
+        Some(base) => Some(
+            PidsCgroup::create(base, request.limits.max_processes)
+                .map_err(supervise("create the call's pids cgroup"))?,
+        ),
+        None => None,
+    };
+    let (go_r, go_w) = match cgroup {
+        Some(_) => {
+            let (r, w) =
+                nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(errno_error("create the go pipe"))?;
+            (Some(r), Some(w))
+        }
+        None => (None, None),
+    };
+    let stdin = nix::fcntl::open(
+        "/dev/null",
+        OFlag::O_RDONLY | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(errno_error("open /dev/null"))?;
+    let (report_r, report_w) =
+        nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(errno_error("create the report pipe"))?;
+    let (status_r, status_w) = if confinement.namespaces {
+        let (r, w) =
+            nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(errno_error("create the status pipe"))?;
+        (Some(r), Some(w))
+    } else {
+        (None, None)
+    };
+    let child = ChildPlan {
+        program: &program,
+        argv: &argv,
+        envp: &envp,
+        cwd: &cwd,
+        stdin: stdin.as_raw_fd(),
+        output: output.as_raw_fd(),
+        report: report_w.as_raw_fd(),
+        status: status_w.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+        landlock: ruleset.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+        go: go_r.as_ref().map_or(-1, AsRawFd::as_raw_fd),
+        seccomp: fprog.as_ref(),
+        rlimits: &rlimits,
+        namespaces: confinement.namespaces.then(|| NsPlan {
+            uid_map: &plan.uid_map,
+            gid_map: &plan.gid_map,
+            tmp: &tmp_c,
+            tmpfs_options: &tmpfs_options,
+            proc: confinement.private_proc,
+            tmp_rights,
+            proc_rights,
+        }),
+        probe: false,
+    };
+    let pid = spawn::clone_child(&child).map_err(|source| KernelError::Spawn {
+        path: request.program.to_path_buf(),
+        source,
+    })?;
+    // The child holds its own copies; the pipes reach end-of-file when the
+    // child's copies close.
+    drop((output, report_w, status_w, ruleset, stdin, go_r));
+    if let (Some(cgroup), Some(go)) = (&cgroup, go_w) {
+        let entered = cgroup.enter(pid);
+        // The go byte (or, on failure, end-of-file) lets the child go on.
+        if entered.is_ok() {
+            let _ = nix::unistd::write(&go, b"g");
+        }
+        drop(go);
+        if let Err(source) = entered {
+            let _ = nix::sys::signal::kill(Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+            let _ = nix::sys::wait::waitpid(Pid::from_raw(pid), None);
+            return Err(supervise("enter the call's pids cgroup")(source));
+        }
+    }
+    let pid = Pid::from_raw(pid);
+    if let Some((stage, errno)) = spawn::read_report(&report_r) {
+        let _ = nix::sys::wait::waitpid(pid, None);
+        return Err(start_error(request.program, stage, errno));
+    }
+    Ok(Started {
+        pid,
+        status: status_r,
+        tmp,
+        cgroup,
+    })
+}
+
+fn rlimit(value: u64) -> libc::rlimit {
+    libc::rlimit {
+        rlim_cur: value as libc::rlim_t,
+        rlim_max: value as libc::rlim_t,
+    }
+}
+
+fn start_error(program: &Path, stage: Stage, errno: i32) -> KernelError {
+    let source = std::io::Error::from_raw_os_error(errno);
+    let path = program.to_path_buf();
+    match (stage, errno) {
+        (Stage::Exec, libc::ENOENT) => KernelError::ProgramNotFound {
+            program: path.to_string_lossy().into_owned(),
+            search_path: String::new(),
+        },
+        (Stage::Exec, libc::EACCES | libc::ENOEXEC) => KernelError::NotExecutable { path },
+        (Stage::Exec, _) => KernelError::Spawn { path, source },
+        (stage, _) => KernelError::Contain {
+            stage: stage.as_str(),
+            source,
+        },
+    }
+}
+
+/// Reads the program's wait status that the init wrote, once the init has
+/// been reaped: `None` when the init was killed before it could write.
+pub(crate) fn program_status(status: &OwnedFd) -> Option<i32> {
+    let mut record = [0u8; 4];
+    let mut filled = 0;
+    while filled < record.len() {
+        match nix::unistd::read(status, &mut record[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => break,
+        }
+    }
+    (filled == record.len()).then(|| i32::from_ne_bytes(record))
+}

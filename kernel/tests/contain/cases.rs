@@ -1,0 +1,587 @@
+//! The cases: one hostile effect each, tried off then on.
+
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixListener;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use jig_kernel::{Access, Confinement};
+
+use crate::integrator::Launch;
+use crate::support::{self, World, kill_all, survivors, twice};
+
+type Case = (&'static str, fn());
+
+pub(crate) const ALL: &[Case] = &[
+    (
+        "confinement_is_complete_and_reported",
+        confinement_is_complete_and_reported,
+    ),
+    ("write_outside_the_workspace", write_outside_the_workspace),
+    (
+        "write_inside_during_a_read_only_call",
+        write_inside_during_a_read_only_call,
+    ),
+    (
+        "read_a_canary_outside_the_workspace",
+        read_a_canary_outside_the_workspace,
+    ),
+    ("read_the_integrators_environ", read_the_integrators_environ),
+    (
+        "connect_to_a_loopback_tcp_listener",
+        connect_to_a_loopback_tcp_listener,
+    ),
+    (
+        "connect_to_a_unix_socket_outside",
+        connect_to_a_unix_socket_outside,
+    ),
+    ("send_a_udp_datagram", send_a_udp_datagram),
+    (
+        "chmod_during_a_read_only_call",
+        chmod_during_a_read_only_call,
+    ),
+    ("start_a_shell_from_find_exec", start_a_shell_from_find_exec),
+    ("start_a_shell_from_sed_e", start_a_shell_from_sed_e),
+    (
+        "setsid_double_fork_outlives_the_call",
+        setsid_double_fork_outlives_the_call,
+    ),
+    ("fork_bomb_is_bounded", fork_bomb_is_bounded),
+    ("fill_the_temporary_folder", fill_the_temporary_folder),
+    (
+        "sigkill_of_the_integrator_ends_its_calls",
+        sigkill_of_the_integrator_ends_its_calls,
+    ),
+    (
+        "unprivileged_integrator_is_contained_the_same",
+        unprivileged_integrator_is_contained_the_same,
+    ),
+    (
+        "a_write_call_may_write_the_workspace",
+        a_write_call_may_write_the_workspace,
+    ),
+    (
+        "the_temporary_folder_is_private_and_removed",
+        the_temporary_folder_is_private_and_removed,
+    ),
+];
+
+fn py(script: &str) -> Vec<String> {
+    vec!["python3".into(), "-c".into(), script.into()]
+}
+
+fn run_py(world: &World, contained: bool, access: Access, script: &str) -> String {
+    let argv = py(script);
+    let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
+    world.run(contained, access, &argv).render()
+}
+
+fn confinement_is_complete_and_reported() {
+    let world = World::new();
+    let kernel = world.kernel(true, support::limits());
+    let confinement = kernel.confinement();
+    assert!(
+        confinement.is_complete(),
+        "missing: {:?}",
+        confinement.missing()
+    );
+    let text = confinement.to_string();
+    for part in [
+        "landlock abi",
+        "seccomp",
+        "user+pid+mount namespaces",
+        "private /proc",
+    ] {
+        assert!(text.contains(part), "{text}");
+    }
+    let outcome = world.run(true, Access::ReadOnly, &["true"]);
+    assert_eq!(outcome.confinement, confinement);
+    assert_eq!(outcome.access, Access::ReadOnly);
+    let bare = world.run(false, Access::ReadOnly, &["true"]);
+    assert_eq!(bare.confinement, Confinement::none());
+    assert_eq!(
+        bare.confinement.to_string(),
+        "none: commands are not contained"
+    );
+}
+
+fn write_outside_the_workspace() {
+    let world = World::new();
+    let target = world.out("written");
+    let script = format!("open({:?}, 'w').write('x')", target.display().to_string());
+    twice("write outside", |on| {
+        let _ = std::fs::remove_file(&target);
+        run_py(&world, on, Access::WriteWorkspace, &script);
+        target.exists()
+    });
+}
+
+fn write_inside_during_a_read_only_call() {
+    let world = World::new();
+    let target = world.ws("inside.txt");
+    twice("write inside, read-only", |on| {
+        let _ = std::fs::remove_file(&target);
+        run_py(
+            &world,
+            on,
+            Access::ReadOnly,
+            "open('inside.txt', 'w').write('x')",
+        );
+        target.exists()
+    });
+    // Nor may a read-only call remove or rename what is there.
+    std::fs::write(&target, "kept").unwrap();
+    run_py(
+        &world,
+        true,
+        Access::ReadOnly,
+        "import os; os.rename('inside.txt', 'moved')",
+    );
+    run_py(
+        &world,
+        true,
+        Access::ReadOnly,
+        "import os; os.remove('inside.txt')",
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+}
+
+fn read_a_canary_outside_the_workspace() {
+    let world = World::new();
+    let canary = world.out("canary.txt");
+    let script = format!("print(open({:?}).read())", canary.display().to_string());
+    twice("read outside", |on| {
+        run_py(&world, on, Access::ReadOnly, &script).contains(&world.canary)
+    });
+    // Nor by a symbolic link planted in the workspace.
+    std::os::unix::fs::symlink(&canary, world.ws("link")).unwrap();
+    let through_link = run_py(&world, true, Access::ReadOnly, "print(open('link').read())");
+    assert!(!through_link.contains(&world.canary), "{through_link}");
+}
+
+fn read_the_integrators_environ() {
+    let world = World::new();
+    let exe = std::env::current_exe().unwrap();
+    // The call reads its parent's environment and every /proc/N/environ it
+    // can see; the integrator holds the canary in its own environment.
+    let script = "import os\n\
+                  seen = []\n\
+                  for pid in [str(os.getppid())] + os.listdir('/proc'):\n\
+                  \x20   try: seen.append(open(f'/proc/{pid}/environ', 'rb').read().decode('latin-1'))\n\
+                  \x20   except Exception: pass\n\
+                  print('\\n'.join(seen))";
+    twice("read the integrator's environ", |on| {
+        let launch = Launch {
+            workspace: world.workspace.path(),
+            tmp_base: world.tmp_base.path(),
+            contained: on,
+            access: Access::ReadOnly,
+            argv: &["python3", "-c", script],
+            env: &[("JIG_SECRET", &world.canary)],
+            user: None,
+            exe: exe.clone(),
+        };
+        launch.output().contains(&world.canary)
+    });
+}
+
+/// Accepts (bounded) one connection; whether any came.
+fn accepted(listener: &TcpListener) -> bool {
+    listener.set_nonblocking(true).unwrap();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(500) {
+        if listener.accept().is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    false
+}
+
+fn connect_to_a_loopback_tcp_listener() {
+    let world = World::new();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let script = format!(
+        "import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'hi')"
+    );
+    twice("tcp connect", |on| {
+        run_py(&world, on, Access::ReadOnly, &script);
+        accepted(&listener)
+    });
+}
+
+fn connect_to_a_unix_socket_outside() {
+    let world = World::new();
+    let path = world.out("listener.sock");
+    let listener = UnixListener::bind(&path).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let script = format!(
+        "import socket; s = socket.socket(socket.AF_UNIX); s.connect({:?}); s.sendall(b'hi')",
+        path.display().to_string()
+    );
+    twice("unix connect", |on| {
+        run_py(&world, on, Access::ReadOnly, &script);
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(500) {
+            if listener.accept().is_ok() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        false
+    });
+}
+
+fn send_a_udp_datagram() {
+    let world = World::new();
+    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let port = socket.local_addr().unwrap().port();
+    let script = format!(
+        "import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'hi', ('127.0.0.1', {port}))"
+    );
+    twice("udp send", |on| {
+        run_py(&world, on, Access::ReadOnly, &script);
+        let mut buffer = [0u8; 16];
+        socket.recv(&mut buffer).is_ok()
+    });
+}
+
+fn chmod_during_a_read_only_call() {
+    let world = World::new();
+    let target = world.ws("mode.txt");
+    std::fs::write(&target, "x").unwrap();
+    twice("chmod, read-only", |on| {
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+        run_py(
+            &world,
+            on,
+            Access::ReadOnly,
+            "import os; os.chmod('mode.txt', 0o777)",
+        );
+        std::fs::metadata(&target).unwrap().permissions().mode() & 0o777 != 0o644
+    });
+    // Times and extended attributes are metadata too.
+    let before = std::fs::metadata(&target).unwrap().modified().unwrap();
+    run_py(
+        &world,
+        true,
+        Access::ReadOnly,
+        "import os; os.utime('mode.txt', (0, 0))",
+    );
+    assert_eq!(
+        std::fs::metadata(&target).unwrap().modified().unwrap(),
+        before
+    );
+}
+
+fn start_a_shell_from_find_exec() {
+    let world = World::new();
+    std::fs::write(world.ws("a.txt"), "x").unwrap();
+    twice("find -exec sh", |on| {
+        world
+            .run(
+                on,
+                Access::ReadOnly,
+                &[
+                    "find",
+                    ".",
+                    "-name",
+                    "a.txt",
+                    "-exec",
+                    "/bin/sh",
+                    "-c",
+                    "echo SHELL-RAN",
+                    ";",
+                ],
+            )
+            .render()
+            .contains("SHELL-RAN")
+    });
+}
+
+fn start_a_shell_from_sed_e() {
+    let world = World::new();
+    std::fs::write(world.ws("a.txt"), "line\n").unwrap();
+    twice("sed e", |on| {
+        world
+            .run(on, Access::ReadOnly, &["sed", "1e echo SHELL-RAN", "a.txt"])
+            .render()
+            .contains("SHELL-RAN")
+    });
+}
+
+fn setsid_double_fork_outlives_the_call() {
+    let world = World::new();
+    let marker = format!("ESCAPE-{}", support::nonce());
+    let script = format!(
+        "import os, time\n\
+         if os.fork() == 0:\n\
+         \x20   os.setsid()\n\
+         \x20   if os.fork() == 0:\n\
+         \x20       os.close(1); os.close(2)\n\
+         \x20       time.sleep(30)  # {marker}\n\
+         \x20   os._exit(0)\n\
+         time.sleep(0.3)\n"
+    );
+    twice("setsid escape", |on| {
+        run_py(&world, on, Access::ReadOnly, &script);
+        let alive = survivors(&marker, Duration::from_millis(300));
+        kill_all(&marker);
+        !alive.is_empty()
+    });
+}
+
+fn fork_bomb_is_bounded() {
+    let world = World::new();
+    let marker = format!("BOMB-{}", support::nonce());
+    // A bounded bomb: 400 children that sleep; how many forks succeeded.
+    let script = format!(
+        "import os, time\n\
+         made = 0\n\
+         for _ in range(400):\n\
+         \x20   try:\n\
+         \x20       if os.fork() == 0:\n\
+         \x20           time.sleep(20); os._exit(0)  # {marker}\n\
+         \x20       made += 1\n\
+         \x20   except OSError:\n\
+         \x20       break\n\
+         print('made', made)\n"
+    );
+    twice("fork bomb", |on| {
+        let text = run_py(&world, on, Access::ReadOnly, &script);
+        let alive = survivors(&marker, Duration::from_secs(1));
+        kill_all(&marker);
+        assert!(
+            alive.is_empty(),
+            "bomb processes outlived the call: {}",
+            alive.len()
+        );
+        text.contains("made 400")
+    });
+}
+
+fn fill_the_temporary_folder() {
+    let world = World::new();
+    // 200 MiB into $TMPDIR, 1 MiB at a time; how much went in.
+    let script = "import os\n\
+                  path = os.path.join(os.environ['TMPDIR'], 'fill')\n\
+                  done = 0\n\
+                  try:\n\
+                  \x20   with open(path, 'wb') as f:\n\
+                  \x20       for _ in range(200):\n\
+                  \x20           f.write(b'\\0' * 1048576); f.flush(); done += 1\n\
+                  except OSError:\n\
+                  \x20   pass\n\
+                  print('mib', done)\n";
+    twice("fill tmp", |on| {
+        let text = run_py(&world, on, Access::ReadOnly, script);
+        let _ = std::fs::remove_file(world.tmp_base.path().join("fill"));
+        text.contains("mib 200")
+    });
+}
+
+fn sigkill_of_the_integrator_ends_its_calls() {
+    let world = World::new();
+    let exe = std::env::current_exe().unwrap();
+    let marker = format!("ORPHAN-{}", support::nonce());
+    let script = format!(
+        "import os, time\n\
+         if os.fork() == 0:\n\
+         \x20   os.setsid(); time.sleep(30)  # {marker}\n\
+         time.sleep(30)  # {marker}\n"
+    );
+    twice("integrator killed", |on| {
+        let launch = Launch {
+            workspace: world.workspace.path(),
+            tmp_base: world.tmp_base.path(),
+            contained: on,
+            access: Access::ReadOnly,
+            argv: &["python3", "-c", &script],
+            env: &[],
+            user: None,
+            exe: exe.clone(),
+        };
+        let mut child = launch.command().spawn().unwrap();
+        let start = Instant::now();
+        while support::processes_with(&marker).len() < 2 {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the call never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let alive = survivors(&marker, Duration::from_secs(1));
+        kill_all(&marker);
+        !alive.is_empty()
+    });
+}
+
+/// A copy of this binary that any user can execute, and folders owned by
+/// `uid`.
+fn unprivileged_world(uid: u32, gid: u32) -> (tempfile::TempDir, std::path::PathBuf, World) {
+    let holder = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(holder.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let exe = holder.path().join("contain-suite");
+    std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let world = World::new();
+    for dir in [
+        world.workspace.path(),
+        world.outside.path(),
+        world.tmp_base.path(),
+    ] {
+        std::os::unix::fs::chown(dir, Some(uid), Some(gid)).unwrap();
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    std::os::unix::fs::chown(world.out("canary.txt"), Some(uid), Some(gid)).unwrap();
+    (holder, exe, world)
+}
+
+fn unprivileged_integrator_is_contained_the_same() {
+    const NOBODY: (u32, u32) = (65534, 65534);
+    assert!(
+        nix::unistd::geteuid().is_root(),
+        "this case runs the integrator as an unprivileged user and needs root to switch to it"
+    );
+    let (_holder, exe, world) = unprivileged_world(NOBODY.0, NOBODY.1);
+    let launch = |on: bool, access: Access, argv: &[&str]| {
+        Launch {
+            workspace: world.workspace.path(),
+            tmp_base: world.tmp_base.path(),
+            contained: on,
+            access,
+            argv,
+            env: &[],
+            user: Some(NOBODY),
+            exe: exe.clone(),
+        }
+        .output()
+    };
+    let report = launch(true, Access::ReadOnly, &["id", "-u"]);
+    assert!(report.contains("exit: 0"), "{report}");
+    assert!(
+        report.contains("65534"),
+        "the program runs as the user: {report}"
+    );
+    for part in [
+        "landlock abi",
+        "seccomp",
+        "user+pid+mount namespaces",
+        "private /proc",
+    ] {
+        assert!(report.contains(part), "unprivileged confinement: {report}");
+    }
+    let canary = world.out("canary.txt").display().to_string();
+    let read = format!("print(open({canary:?}).read())");
+    twice("unprivileged read outside", |on| {
+        launch(on, Access::ReadOnly, &["python3", "-c", &read]).contains(&world.canary)
+    });
+    let target = world.out("written").display().to_string();
+    let write = format!("open({target:?}, 'w').write('x')");
+    twice("unprivileged write outside", |on| {
+        let _ = std::fs::remove_file(&target);
+        launch(on, Access::WriteWorkspace, &["python3", "-c", &write]);
+        Path::new(&target).exists()
+    });
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connect = format!(
+        "import socket; socket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'hi')"
+    );
+    twice("unprivileged tcp connect", |on| {
+        launch(on, Access::ReadOnly, &["python3", "-c", &connect]);
+        accepted(&listener)
+    });
+    let marker = format!("UNPRIV-{}", support::nonce());
+    let escape = format!(
+        "import os, time\n\
+         if os.fork() == 0:\n\
+         \x20   os.setsid(); os.close(1); os.close(2); time.sleep(30)  # {marker}\n\
+         time.sleep(0.3)\n"
+    );
+    twice("unprivileged setsid escape", |on| {
+        launch(on, Access::ReadOnly, &["python3", "-c", &escape]);
+        let alive = survivors(&marker, Duration::from_millis(300));
+        kill_all(&marker);
+        !alive.is_empty()
+    });
+    let bomb = "import os, time\n\
+                made = 0\n\
+                for _ in range(400):\n\
+                \x20   try:\n\
+                \x20       if os.fork() == 0:\n\
+                \x20           time.sleep(5); os._exit(0)\n\
+                \x20       made += 1\n\
+                \x20   except OSError:\n\
+                \x20       break\n\
+                print('made', made)\n";
+    let contained = launch(true, Access::ReadOnly, &["python3", "-c", bomb]);
+    assert!(
+        !contained.contains("made 400"),
+        "the process bound holds for an unprivileged integrator: {contained}"
+    );
+}
+
+fn a_write_call_may_write_the_workspace() {
+    let world = World::new();
+    let outcome = world.run(
+        true,
+        Access::WriteWorkspace,
+        &[
+            "python3",
+            "-c",
+            "import os; os.makedirs('d/e'); open('d/e/f', 'w').write('ok'); os.rename('d/e/f', 'g'); os.chmod('g', 0o600)",
+        ],
+    );
+    assert_eq!(outcome.exit_code(), Some(0), "{}", outcome.render());
+    assert_eq!(std::fs::read_to_string(world.ws("g")).unwrap(), "ok");
+    // Never a device node.
+    let outcome = world.run(
+        true,
+        Access::WriteWorkspace,
+        &["python3", "-c", "import os, stat; os.mknod('fifo', stat.S_IFIFO | 0o600); os.mknod('null', stat.S_IFCHR | 0o600, os.makedev(1, 3))"],
+    );
+    assert!(world.ws("fifo").exists(), "{}", outcome.render());
+    assert!(!world.ws("null").exists(), "{}", outcome.render());
+}
+
+fn the_temporary_folder_is_private_and_removed() {
+    let world = World::new();
+    let outcome = world.run(
+        true,
+        Access::ReadOnly,
+        &[
+            "python3",
+            "-c",
+            "import os, tempfile; d = os.environ['TMPDIR']; open(os.path.join(d, 'x'), 'w').write('x'); print(d)",
+        ],
+    );
+    assert_eq!(outcome.exit_code(), Some(0), "{}", outcome.render());
+    let mut leftovers = String::new();
+    for entry in std::fs::read_dir(world.tmp_base.path()).unwrap() {
+        let entry = entry.unwrap();
+        leftovers.push_str(&entry.file_name().to_string_lossy());
+    }
+    assert_eq!(leftovers, "", "the call's temporary folder was not removed");
+    // A timed-out call's folder goes too.
+    let limits = support::limits().with_timeout(Duration::from_millis(300));
+    world.run_with(
+        true,
+        Access::ReadOnly,
+        &[
+            "python3",
+            "-c",
+            "import os, time; open(os.environ['TMPDIR'] + '/y', 'w'); time.sleep(10)",
+        ],
+        limits,
+    );
+    let mut left = std::fs::read_dir(world.tmp_base.path()).unwrap();
+    assert!(left.next().is_none(), "a timed-out call's folder was left");
+}

@@ -1,0 +1,101 @@
+//! The integrator as a separate process: this binary started again with
+//! `integrator WORKSPACE TMP_BASE on|off read|write ARGV...`. It builds a
+//! kernel, prints its confinement, runs the argv and prints the rendered
+//! outcome.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use jig_kernel::{Access, RunOptions};
+
+use crate::support;
+
+pub(crate) fn main(args: &[String]) -> ExitCode {
+    let [workspace, tmp_base, mode, access, argv @ ..] = args else {
+        eprintln!("usage: integrator WORKSPACE TMP_BASE on|off read|write ARGV...");
+        return ExitCode::from(2);
+    };
+    let contained = mode == "on";
+    let access = if access == "write" {
+        Access::WriteWorkspace
+    } else {
+        Access::ReadOnly
+    };
+    let limits = support::limits();
+    let kernel = support::kernel(Path::new(workspace), Path::new(tmp_base), contained, limits);
+    let mut stdout = std::io::stdout();
+    let _ = writeln!(stdout, "confinement: {}", kernel.confinement());
+    let _ = stdout.flush();
+    match kernel.run_with(argv, &RunOptions::new(limits).with_access(access)) {
+        Ok(outcome) => {
+            let _ = writeln!(stdout, "{}", outcome.render());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            let _ = writeln!(stdout, "error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// How to start an integrator process.
+pub(crate) struct Launch<'a> {
+    pub(crate) workspace: &'a Path,
+    pub(crate) tmp_base: &'a Path,
+    pub(crate) contained: bool,
+    pub(crate) access: Access,
+    pub(crate) argv: &'a [&'a str],
+    /// Extra environment of the integrator (a canary variable).
+    pub(crate) env: &'a [(&'a str, &'a str)],
+    /// Run the integrator as this user and group (through `setpriv`).
+    pub(crate) user: Option<(u32, u32)>,
+    /// The binary to start (a copy the unprivileged user can execute).
+    pub(crate) exe: PathBuf,
+}
+
+impl Launch<'_> {
+    pub(crate) fn command(&self) -> Command {
+        let mut command = match self.user {
+            Some((uid, gid)) => {
+                let mut c = Command::new("setpriv");
+                c.arg(format!("--reuid={uid}"))
+                    .arg(format!("--regid={gid}"))
+                    .arg("--clear-groups")
+                    .arg("--")
+                    .arg(&self.exe);
+                c
+            }
+            None => Command::new(&self.exe),
+        };
+        command
+            .arg("integrator")
+            .arg(self.workspace)
+            .arg(self.tmp_base)
+            .arg(if self.contained { "on" } else { "off" })
+            .arg(match self.access {
+                Access::WriteWorkspace => "write",
+                _ => "read",
+            })
+            .args(self.argv)
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .envs(self.env.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    /// Runs the integrator to its end and returns what it printed.
+    pub(crate) fn output(&self) -> String {
+        let output = self.command().output().expect("start the integrator");
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success(),
+            "integrator failed: {text}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        text
+    }
+}

@@ -1,0 +1,174 @@
+//! Folders, kernels, canaries and process scans for the containment cases.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use jig_kernel::{Access, Containment, Kernel, Limits, Outcome, RunOptions};
+
+/// One case's world: a workspace, a folder outside it with a canary file,
+/// and a base for the calls' temporary folders.
+pub(crate) struct World {
+    pub(crate) workspace: tempfile::TempDir,
+    pub(crate) outside: tempfile::TempDir,
+    pub(crate) tmp_base: tempfile::TempDir,
+    pub(crate) canary: String,
+}
+
+impl World {
+    pub(crate) fn new() -> World {
+        let world = World {
+            workspace: tempfile::tempdir().unwrap(),
+            outside: tempfile::tempdir().unwrap(),
+            tmp_base: tempfile::tempdir().unwrap(),
+            canary: format!("CANARY-{}-{}", std::process::id(), nonce()),
+        };
+        std::fs::write(world.outside.path().join("canary.txt"), &world.canary).unwrap();
+        world
+    }
+
+    pub(crate) fn ws(&self, name: &str) -> PathBuf {
+        self.workspace.path().join(name)
+    }
+
+    pub(crate) fn out(&self, name: &str) -> PathBuf {
+        self.outside.path().join(name)
+    }
+
+    /// A kernel on this world, contained (every mechanism required) or not.
+    pub(crate) fn kernel(&self, contained: bool, limits: Limits) -> Kernel {
+        kernel(
+            self.workspace.path(),
+            self.tmp_base.path(),
+            contained,
+            limits,
+        )
+    }
+
+    /// Runs `argv` with `access`, contained or not.
+    pub(crate) fn run(&self, contained: bool, access: Access, argv: &[&str]) -> Outcome {
+        self.run_with(contained, access, argv, limits())
+    }
+
+    pub(crate) fn run_with(
+        &self,
+        contained: bool,
+        access: Access,
+        argv: &[&str],
+        limits: Limits,
+    ) -> Outcome {
+        let kernel = self.kernel(contained, limits);
+        kernel
+            .run_with(argv, &RunOptions::new(limits).with_access(access))
+            .unwrap_or_else(|e| panic!("{argv:?} did not start: {e}"))
+    }
+}
+
+/// The suite's limits: short enough that a hostile case ends fast.
+pub(crate) fn limits() -> Limits {
+    Limits::default()
+        .with_timeout(Duration::from_secs(10))
+        .with_max_output(64 * 1024)
+}
+
+/// A kernel on `root`; contained means every mechanism, required: a system
+/// that lacks one fails here and says which.
+pub(crate) fn kernel(root: &Path, tmp_base: &Path, contained: bool, limits: Limits) -> Kernel {
+    let builder = Kernel::builder(root).tmpdir(tmp_base).limits(limits);
+    let builder = if contained {
+        builder.containment(Containment::required())
+    } else {
+        builder.dangerous_no_containment()
+    };
+    builder
+        .build()
+        .unwrap_or_else(|e| panic!("the kernel cannot be built: {e}"))
+}
+
+pub(crate) fn nonce() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos(),
+    );
+    hasher.finish()
+}
+
+/// The live processes (zombies excluded) whose command line holds `marker`.
+pub(crate) fn processes_with(marker: &str) -> Vec<i32> {
+    let own = std::process::id() as i32;
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid == own {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if !String::from_utf8_lossy(&cmdline).contains(marker) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+        if !state.starts_with('Z') && !state.starts_with('X') && !stat.is_empty() {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits up to `limit` for no process to carry `marker`; returns the ones
+/// still alive then.
+pub(crate) fn survivors(marker: &str, limit: Duration) -> Vec<i32> {
+    let start = Instant::now();
+    loop {
+        let alive = processes_with(marker);
+        if alive.is_empty() || start.elapsed() >= limit {
+            return alive;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Kills every process carrying `marker` (cleanup after a case that showed
+/// an escape with containment off).
+pub(crate) fn kill_all(marker: &str) {
+    for _ in 0..50 {
+        let alive = processes_with(marker);
+        if alive.is_empty() {
+            return;
+        }
+        for pid in alive {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs the case's check for containment off (the effect must happen) and
+/// on (it must not), with a message naming the case.
+pub(crate) fn twice(name: &str, mut effect: impl FnMut(bool) -> bool) {
+    assert!(
+        effect(false),
+        "{name}: with containment off the effect did not happen, so this case proves nothing"
+    );
+    assert!(
+        !effect(true),
+        "{name}: with containment on the effect happened"
+    );
+}
