@@ -33,13 +33,47 @@
 //!   end. Rendering never splits a UTF-8 character; invalid UTF-8 and
 //!   control bytes render as visible replacements.
 //!
+//! - **Contained.** On Linux, by default, every call is confined by the
+//!   operating system, per call, and the kernel says what applied
+//!   ([`Kernel::confinement`], [`Outcome::confinement`]). The argument layers
+//!   above decide what is *meant* to run; containment bounds what it *can
+//!   do* when they miss:
+//!
+//! | threat | mechanism | what remains |
+//! |---|---|---|
+//! | read the user's files | Landlock: read only the workspace, the system folders programs start from (`/usr`, `/lib`...) and a few `/etc` files | whatever those folders hold is readable (`/etc/passwd`, `/usr/share`) |
+//! | write outside the workspace, or at all in a read-only call | Landlock write rights only on the workspace, and only for an [`Access::WriteWorkspace`] call; seccomp refuses `chmod`, `chown`, `utime`, xattrs in read-only calls; never device nodes | a write call may change anything in its workspace |
+//! | start another program (`find -exec`, `sed e`, a repository's filter) | Landlock `EXECUTE` only on the resolved program and its loader (ELF `PT_INTERP`, `#!` interpreter) | the program itself runs whatever it interprets in-process |
+//! | network | seccomp refuses `socket()` for every family (a `socketpair(AF_UNIX)` is allowed) and io_uring, checks the architecture and refuses the x32 ABI; Landlock TCP rules and scoping behind it | none from the call itself |
+//! | the integrator's environment and memory | every capability dropped (bounding set, securebits), `no_new_privs`; Landlock ptrace and signal scoping; a private `/proc` in a PID namespace | none |
+//! | outliving the call (`setsid`, double fork), SIGKILL of the integrator | the call's init is PID 1 of a fresh PID namespace: when the program ends or the init is killed, the operating system kills everything of the call; the init dies with the thread that spawned it (`PR_SET_PDEATHSIG`) | without user namespaces (reported), only the process group is ended |
+//! | fork bombs, huge files, endless CPU | a pids cgroup (as root) or `RLIMIT_NPROC` in the call's own user namespace; `RLIMIT_FSIZE`, `RLIMIT_CPU` as a backstop to the timeout, no core files, optional `RLIMIT_AS` ([`Limits`]) | memory is bounded only where [`Limits::max_memory`] is set |
+//! | filling the disk through `TMPDIR` | a private temporary folder per call, a size-bounded tmpfs in the call's mount namespace, removed after the call whatever happened | without mount namespaces, only the per-file limit bounds it |
+//!
+//! # How a contained call starts
+//!
+//! Everything that allocates is prepared in the parent: argv and
+//! environment, the Landlock ruleset (for the program's own files), the
+//! seccomp program (compiled once per kernel). One raw `clone` then makes
+//! the call's init, in new user, PID and mount namespaces; it writes its
+//! identity maps, makes mounts private, mounts the call's tmpfs and a
+//! private `/proc` (and grants them in the ruleset: Landlock ignores rules
+//! on a folder hidden by a mount), forks the program and waits. The program
+//! sets its stdio, workspace and limits, drops every capability, enforces
+//! Landlock and seccomp and calls `execve`. From `clone` to `execve` only raw,
+//! async-signal-safe system calls run. A `pre_exec` hook could not create
+//! the init that a PID namespace needs, and a re-executed helper binary
+//! would not exist for a library user who never installs `jig`: the clone
+//! gives both, with every `unsafe` in this crate. A kernel built with
+//! [`Containment::required`] fails to build where a mechanism is missing;
+//! [`KernelBuilder::dangerous_no_containment`] runs programs with
+//! `posix_spawn` and the process group only.
+//!
 //! # Non-goals
 //!
-//! The kernel does **not** confine what the program reads or writes, which
-//! network it reaches, or how much memory it takes: deciding which argv is
-//! acceptable is the job of `jig-lineage` and `jig-exec-tool`, and containing
-//! an acceptable program is the job of an operating-system sandbox around the
-//! whole agent. It knows nothing of tools, slots, policies or models.
+//! Deciding which argv is acceptable is the job of `jig-lineage` and
+//! `jig-exec-tool`. The kernel knows nothing of tools, slots, policies or
+//! models; it learns from its caller only whether a call may write.
 //!
 //! # Example
 //!
@@ -61,8 +95,8 @@
 //!
 //! # Features
 //!
-//! None. Linux is the supported platform (the kernel reads `/proc/self/fd`
-//! and uses `waitid`).
+//! None. Linux is the supported platform (the kernel reads `/proc/self/fd`,
+//! uses `waitid`, `clone`, Landlock and seccomp).
 #![deny(unsafe_code)]
 #![allow(clippy::disallowed_methods)] // the kernel is the one crate that spawns
 

@@ -7,6 +7,14 @@ use crate::support::run_example;
 fn text_audit_of_the_example() {
     let run = run_example(&["audit"]);
     assert_eq!(run.code, 0, "{run:?}");
+    // This machine kind has every mechanism: the audit says so.
+    assert!(
+        run.stdout.starts_with(
+            "containment: landlock abi 6, seccomp, user+pid+mount namespaces, private /proc"
+        ),
+        "{}",
+        run.stdout
+    );
     snapshot!("text", run.stdout);
 }
 
@@ -24,5 +32,12 @@ fn json_audit_names_form_binaries_skeleton_slots_and_variability() {
     assert!(search["variability"].as_str().unwrap().len() > 10);
     let grep = tools.iter().find(|t| t["name"] == "grep").unwrap();
     assert_eq!(grep["form"], "command");
+    assert!(
+        json["containment"]
+            .as_str()
+            .unwrap()
+            .starts_with("landlock abi"),
+        "{json}"
+    );
     snapshot!("json", run.stdout);
 }

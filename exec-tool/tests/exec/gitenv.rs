@@ -27,9 +27,11 @@ fn raw_git(ws: &Workspace, args: &[&str]) {
     );
 }
 
-/// A repository with one commit and `config` appended to `.git/config`.
+/// A repository with one commit and `config` appended to `.git/config`,
+/// on a kernel without containment: these tests show what the exec tool's
+/// git hardening alone prevents.
 fn hostile_repo(config: &str) -> Workspace {
-    let ws = Workspace::new();
+    let ws = Workspace::bare();
     raw_git(&ws, &["init", "-q"]);
     raw_git(&ws, &["add", "README.md", "src/main.rs", "data.csv"]);
     raw_git(&ws, &["commit", "-qm", "init"]);

@@ -10,6 +10,7 @@
 
 mod allow;
 mod class;
+mod contained;
 mod corpus;
 mod gitenv;
 mod invariants;

@@ -13,6 +13,22 @@ pub(crate) struct Workspace {
 
 impl Workspace {
     pub(crate) fn new() -> Self {
+        Self::with_kernel(|root| Kernel::builder(root).build().unwrap())
+    }
+
+    /// A workspace whose kernel runs without operating-system containment,
+    /// so that a test sees what the exec tool's own layers do (containment
+    /// would also stop what they let through).
+    pub(crate) fn bare() -> Self {
+        Self::with_kernel(|root| {
+            Kernel::builder(root)
+                .dangerous_no_containment()
+                .build()
+                .unwrap()
+        })
+    }
+
+    fn with_kernel(kernel: impl FnOnce(&std::path::Path) -> Kernel) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         std::fs::create_dir_all(root.join("src")).unwrap();
@@ -25,8 +41,10 @@ impl Workspace {
             std::fs::write(root.join(name), text).unwrap();
         }
         std::os::unix::fs::symlink("/", root.join("symlink_to_root")).unwrap();
-        let kernel = Kernel::builder(root).build().unwrap();
-        let made = kernel.run(&["mkfifo", "fifo"]).unwrap();
+        let kernel = kernel(root);
+        let options = jig_kernel::RunOptions::new(kernel.limits())
+            .with_access(jig_kernel::Access::WriteWorkspace);
+        let made = kernel.run_with(&["mkfifo", "fifo"], &options).unwrap();
         assert_eq!(made.exit_code(), Some(0), "mkfifo: {}", made.render());
         Self { dir, kernel }
     }

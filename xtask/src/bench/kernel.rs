@@ -27,12 +27,25 @@ fn run_in(workspace: &std::path::Path, figures: &mut Figures) -> Result<(), Stri
     figures.add("kernel.flood_peak_rss_mib", peak, "MiB");
     figures.add("kernel.flood_rss_growth_mib", peak - baseline, "MiB");
 
-    // Spawn overhead, interleaved with the baseline.
+    // Spawn overhead, interleaved with the baseline (a bare std spawn): the
+    // default kernel (contained, temporary folder included) and one built
+    // without containment, each tier against the same baseline.
+    let uncontained = Kernel::builder(workspace)
+        .dangerous_no_containment()
+        .build()
+        .map_err(|e| e.to_string())?;
+    figures.add(
+        "kernel.containment_complete",
+        f64::from(u8::from(kernel.confinement().is_complete())),
+        "bool",
+    );
     let rounds = 300;
     let mut ours = Vec::with_capacity(rounds);
+    let mut plain = Vec::with_capacity(rounds);
     let mut bare = Vec::with_capacity(rounds);
     for _ in 0..20 {
         kernel.run(&["/bin/true"]).map_err(|e| e.to_string())?;
+        uncontained.run(&["/bin/true"]).map_err(|e| e.to_string())?;
         Command::new("/bin/true")
             .status()
             .map_err(|e| e.to_string())?;
@@ -42,28 +55,42 @@ fn run_in(workspace: &std::path::Path, figures: &mut Figures) -> Result<(), Stri
         kernel.run(&["/bin/true"]).map_err(|e| e.to_string())?;
         ours.push(t.elapsed());
         let t = Instant::now();
+        uncontained.run(&["/bin/true"]).map_err(|e| e.to_string())?;
+        plain.push(t.elapsed());
+        let t = Instant::now();
         Command::new("/bin/true")
             .status()
             .map_err(|e| e.to_string())?;
         bare.push(t.elapsed());
     }
-    let (ours, bare) = (median(&mut ours), median(&mut bare));
+    let (ours, plain, bare) = (median(&mut ours), median(&mut plain), median(&mut bare));
     figures.add("kernel.spawn_median_us", micros(ours), "us");
+    figures.add("kernel.spawn_uncontained_median_us", micros(plain), "us");
     figures.add("kernel.spawn_baseline_median_us", micros(bare), "us");
     figures.add(
-        "kernel.spawn_overhead_ratio",
+        "kernel.contained_spawn_ratio",
         ours.as_secs_f64() / bare.as_secs_f64(),
         "ratio",
     );
+    figures.add(
+        "kernel.uncontained_spawn_ratio",
+        plain.as_secs_f64() / bare.as_secs_f64(),
+        "ratio",
+    );
 
-    // Timeout overrun with three sleeping descendants.
+    // Timeout overrun with three sleeping descendants (forked, not
+    // executed: a contained call may execute only its own program).
     let timeout = Duration::from_millis(300);
     let limits = Limits::default().with_timeout(timeout);
     let mut overruns = Vec::new();
     for _ in 0..5 {
         let outcome = kernel
             .run_with(
-                &["sh", "-c", "sleep 30 & sleep 30 & sleep 30 & wait"],
+                &[
+                    "python3",
+                    "-c",
+                    "import os, time\nfor _ in range(3):\n    os.fork() or time.sleep(30)\ntime.sleep(30)",
+                ],
                 &jig_kernel::RunOptions::new(limits),
             )
             .map_err(|e| e.to_string())?;
