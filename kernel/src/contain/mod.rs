@@ -8,7 +8,7 @@
 mod cgroup;
 mod elf;
 pub(crate) mod rules;
-mod seccomp;
+pub(crate) mod seccomp;
 pub(crate) mod spawn;
 mod start;
 mod tmp;

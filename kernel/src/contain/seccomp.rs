@@ -28,6 +28,16 @@ const SYS_FILE_SETATTR: i64 = 469;
 /// checks would not see them, so they are refused as a whole.
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 
+/// The audit architecture of the running target.
+#[cfg(target_arch = "x86_64")]
+const AUDIT_ARCH: u32 = 0xC000_003E;
+#[cfg(target_arch = "aarch64")]
+const AUDIT_ARCH: u32 = 0xC000_00B7;
+
+/// Where the six 32-bit halves of the pinned `execve` pointers sit in the
+/// compiled program (see [`with_prefix`]).
+const PIN_SLOTS: [usize; 6] = [10, 12, 14, 16, 18, 20];
+
 /// Calls refused in every contained run: every way to open a network or
 /// kernel socket, io_uring (whose operations bypass this filter), and the
 /// calls that reach other processes or the kernel itself.
@@ -132,42 +142,84 @@ pub(crate) fn compile(access: Access) -> Option<BpfProgram> {
     )
     .ok()?;
     let program: BpfProgram = filter.try_into().ok()?;
-    Some(with_x32_guard(program))
+    Some(with_prefix(program))
 }
 
-/// Prefixes `program` with a refusal of every x32 system call. The compiled
-/// program checks the architecture again, so the prefix needs no check of
-/// its own: on another architecture no number carries the bit.
-fn with_x32_guard(program: BpfProgram) -> BpfProgram {
-    // BPF_LD | BPF_W | BPF_ABS
-    const BPF_LD_W_ABS: u16 = 0x20;
-    const BPF_JMP_JSET_K: u16 = 0x05 | 0x40;
+/// The call's filter: `program` with the pointers of the one `execve` the
+/// child makes written in. Any other `execve` of the call (by `find -exec`,
+/// `sed e`, a repository's filter, the dynamic loader run directly, a
+/// program copied into memory) is refused: its pointers differ, and the
+/// filter cannot be read to learn them.
+pub(crate) fn pinned(program: &[sock_filter], path: usize, argv: usize, envp: usize) -> BpfProgram {
+    let mut pinned = program.to_vec();
+    let halves = [path, argv, envp].into_iter().flat_map(|p| {
+        let p = p as u64;
+        [(p & 0xFFFF_FFFF) as u32, (p >> 32) as u32]
+    });
+    for (slot, half) in PIN_SLOTS.into_iter().zip(halves) {
+        if let Some(instruction) = pinned.get_mut(slot) {
+            instruction.k = half;
+        }
+    }
+    pinned
+}
+
+fn stmt(code: u16, k: u32) -> sock_filter {
+    sock_filter {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jump(code: u16, k: u32, jt: u8, jf: u8) -> sock_filter {
+    sock_filter { code, jt, jf, k }
+}
+
+/// Prefixes `program` with: the architecture check; a refusal of every
+/// x32 system call (their numbers would slip past the checks by number);
+/// a refusal of `execveat`; and an `execve` allowed only with the pinned
+/// pointers (zero until [`pinned`] writes them in).
+fn with_prefix(program: BpfProgram) -> BpfProgram {
+    const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+    const BPF_JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+    const BPF_JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
     const BPF_RET_K: u16 = 0x06;
-    const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
-    let mut guarded = vec![
-        // Load the system call number (offset 0 of seccomp_data).
-        sock_filter {
-            code: BPF_LD_W_ABS,
-            jt: 0,
-            jf: 0,
-            k: 0,
-        },
-        // x32 bit set: fall through to the refusal; else skip it.
-        sock_filter {
-            code: BPF_JMP_JSET_K,
-            jt: 0,
-            jf: 1,
-            k: X32_SYSCALL_BIT,
-        },
-        sock_filter {
-            code: BPF_RET_K,
-            jt: 0,
-            jf: 0,
-            k: SECCOMP_RET_ERRNO | REFUSED,
-        },
+    const RET_KILL_PROCESS: u32 = 0x8000_0000;
+    const RET_ERRNO: u32 = 0x0005_0000;
+    const NR: u32 = 0;
+    const ARCH: u32 = 4;
+    const ARG0: u32 = 16;
+    let refuse_exec = RET_ERRNO | libc::EACCES as u32;
+    let execve = libc::SYS_execve as u32;
+    let execveat = libc::SYS_execveat as u32;
+    let mut prefixed = vec![
+        /* 0 */ stmt(BPF_LD_W_ABS, ARCH),
+        /* 1 */ jump(BPF_JEQ_K, AUDIT_ARCH, 1, 0),
+        /* 2 */ stmt(BPF_RET_K, RET_KILL_PROCESS),
+        /* 3 */ stmt(BPF_LD_W_ABS, NR),
+        /* 4 */ jump(BPF_JSET_K, X32_SYSCALL_BIT, 0, 1),
+        /* 5 */ stmt(BPF_RET_K, RET_ERRNO | REFUSED),
+        /* 6 */ jump(BPF_JEQ_K, execveat, 0, 1),
+        /* 7 */ stmt(BPF_RET_K, refuse_exec),
+        /* 8 */ jump(BPF_JEQ_K, execve, 0, 13),
     ];
-    guarded.extend(program);
-    guarded
+    // 9..=20: each half of path, argv and envp must equal its pin; any
+    // mismatch jumps to the refusal at 21; a full match skips it.
+    for (n, slot) in PIN_SLOTS.into_iter().enumerate() {
+        prefixed.push(stmt(BPF_LD_W_ABS, ARG0 + 4 * n as u32));
+        let to_refusal = u8::try_from(20 - slot).unwrap_or(0);
+        prefixed.push(if slot == 20 {
+            jump(BPF_JEQ_K, 0, 1, 0)
+        } else {
+            jump(BPF_JEQ_K, 0, 0, to_refusal)
+        });
+    }
+    /* 21 */
+    prefixed.push(stmt(BPF_RET_K, refuse_exec));
+    prefixed.extend(program);
+    prefixed
 }
 
 #[cfg(test)]
@@ -179,6 +231,24 @@ mod tests {
         let read_only = compile(Access::ReadOnly).expect("read-only filter");
         let write = compile(Access::WriteWorkspace).expect("write filter");
         assert!(read_only.len() > write.len());
-        assert_eq!(read_only[1].k, X32_SYSCALL_BIT);
+        assert_eq!(read_only[4].k, X32_SYSCALL_BIT);
+        let pinned = pinned(
+            &read_only,
+            0x1122_3344_5566_7788,
+            0x99aa_bbcc_ddee_ff00,
+            0x10,
+        );
+        let pins: Vec<u32> = PIN_SLOTS.iter().map(|&i| pinned[i].k).collect();
+        assert_eq!(
+            pins,
+            [0x5566_7788, 0x1122_3344, 0xddee_ff00, 0x99aa_bbcc, 0x10, 0]
+        );
+        // Every jump lands inside the prefix or on the compiled program.
+        for (i, instruction) in pinned.iter().enumerate().take(22) {
+            if instruction.code & 0x07 == 0x05 {
+                assert!(i + 1 + usize::from(instruction.jt) <= 22, "{i}");
+                assert!(i + 1 + usize::from(instruction.jf) <= 22, "{i}");
+            }
+        }
     }
 }

@@ -123,8 +123,16 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         }
         None => None,
     };
-    let filter = plan.seccomp(request.access);
-    let fprog = filter.map(|program| libc::sock_fprog {
+    // The filter allows exactly one execve: this one, with these pointers.
+    let filter = plan.seccomp(request.access).map(|template| {
+        super::seccomp::pinned(
+            template,
+            program_ptr(&program),
+            argv.as_ptr() as usize,
+            envp.as_ptr() as usize,
+        )
+    });
+    let fprog = filter.as_ref().map(|program| libc::sock_fprog {
         len: u16::try_from(program.len()).unwrap_or(u16::MAX),
         // The filter is only read; the kernel's structure is declared mutable.
         filter: program.as_ptr().cast_mut().cast::<libc::sock_filter>(),
@@ -238,6 +246,10 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         tmp,
         cgroup,
     })
+}
+
+fn program_ptr(program: &CString) -> usize {
+    program.as_ptr() as usize
 }
 
 fn rlimit(value: u64) -> libc::rlimit {

@@ -44,6 +44,15 @@ pub(crate) const ALL: &[Case] = &[
     ("start_a_shell_from_find_exec", start_a_shell_from_find_exec),
     ("start_a_shell_from_sed_e", start_a_shell_from_sed_e),
     (
+        "start_a_shell_through_the_loader",
+        start_a_shell_through_the_loader,
+    ),
+    ("start_a_shell_from_a_memfd", start_a_shell_from_a_memfd),
+    (
+        "exec_a_copy_in_the_temporary_folder",
+        exec_a_copy_in_the_temporary_folder,
+    ),
+    (
         "setsid_double_fork_outlives_the_call",
         setsid_double_fork_outlives_the_call,
     ),
@@ -312,6 +321,62 @@ fn start_a_shell_from_sed_e() {
             .run(on, Access::ReadOnly, &["sed", "1e echo SHELL-RAN", "a.txt"])
             .render()
             .contains("SHELL-RAN")
+    });
+}
+
+/// The dynamic loader must be executable for every dynamic program; run
+/// directly, it would load any readable program.
+fn start_a_shell_through_the_loader() {
+    let world = World::new();
+    std::fs::write(world.ws("a.txt"), "x").unwrap();
+    let loader = std::fs::canonicalize("/lib64/ld-linux-x86-64.so.2")
+        .or_else(|_| std::fs::canonicalize("/lib/ld-linux-aarch64.so.1"))
+        .unwrap();
+    let loader = loader.display().to_string();
+    twice("find -exec ld.so sh", |on| {
+        world
+            .run(
+                on,
+                Access::ReadOnly,
+                &[
+                    "find",
+                    ".",
+                    "-name",
+                    "a.txt",
+                    "-exec",
+                    &loader,
+                    "/bin/sh",
+                    "-c",
+                    "echo SHELL-RAN",
+                    ";",
+                ],
+            )
+            .render()
+            .contains("SHELL-RAN")
+    });
+}
+
+/// A program copied into a memory file and executed from there.
+fn start_a_shell_from_a_memfd() {
+    let world = World::new();
+    let script = "import os\n\
+                  fd = os.memfd_create('x')\n\
+                  os.write(fd, open('/bin/sh', 'rb').read())\n\
+                  os.execv(f'/proc/self/fd/{fd}', ['sh', '-c', 'echo SHELL-RAN'])\n";
+    twice("memfd exec", |on| {
+        run_py(&world, on, Access::ReadOnly, script).contains("SHELL-RAN")
+    });
+}
+
+/// A program copied into the writable temporary folder and executed.
+fn exec_a_copy_in_the_temporary_folder() {
+    let world = World::new();
+    let script = "import os, shutil\n\
+                  copy = os.path.join(os.environ['TMPDIR'], 'sh')\n\
+                  shutil.copy('/bin/sh', copy); os.chmod(copy, 0o755)\n\
+                  os.execv(copy, ['sh', '-c', 'echo SHELL-RAN'])\n";
+    twice("tmp exec", |on| {
+        run_py(&world, on, Access::WriteWorkspace, script).contains("SHELL-RAN")
     });
 }
 
