@@ -39,6 +39,10 @@ pub struct RunOptions {
     pub env: Vec<(OsString, OsString)>,
     /// What the run may change (default: read-only).
     pub access: Access,
+    /// Programs (files, or folders of them) the run's program may start
+    /// besides itself, such as git's exec path. Empty (the default): the
+    /// program is the only thing the call can execute.
+    pub helpers: Vec<std::path::PathBuf>,
 }
 
 impl RunOptions {
@@ -49,7 +53,18 @@ impl RunOptions {
             cancel: None,
             env: Vec::new(),
             access: Access::ReadOnly,
+            helpers: Vec::new(),
         }
+    }
+
+    /// These options with one more helper the program may start (a file,
+    /// or a folder of programs). A call with helpers may execute more than
+    /// once, so the one-`execve` pin of the seccomp filter is lifted for it
+    /// and only Landlock's `EXECUTE` rights bound what it starts (the
+    /// dynamic loader among them, which can load any readable program).
+    pub fn with_helper(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.helpers.push(path.into());
+        self
     }
 
     /// These options with another access (what the run may change).
@@ -119,6 +134,7 @@ fn supervise_contained<S: AsRef<OsStr>>(
         env,
         limits: &limits,
         access: options.access,
+        helpers: &options.helpers,
     };
     let start = Instant::now();
     let started = contain::start(&request, writer)?;

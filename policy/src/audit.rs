@@ -37,6 +37,12 @@ pub struct AuditEvent {
     pub output_bytes: u64,
     /// Bytes of output dropped from the result.
     pub dropped_bytes: u64,
+    /// What the command was allowed to change (`read-only`,
+    /// `write-workspace`), when it ran.
+    pub access: Option<&'static str>,
+    /// What contained the command, when it ran (`landlock abi 6, seccomp,
+    /// ...`, or `none: ...`).
+    pub containment: Option<String>,
 }
 
 impl AuditEvent {
@@ -55,6 +61,8 @@ impl AuditEvent {
             duration_ms: u64::try_from(duration.as_millis()).unwrap_or(u64::MAX),
             output_bytes: 0,
             dropped_bytes: 0,
+            access: None,
+            containment: None,
         };
         if let Some(refusal) = result.refusal() {
             event.layer = Some(refusal.layer.clone());
@@ -73,6 +81,8 @@ impl AuditEvent {
             event.timed_out = outcome.timed_out();
             event.output_bytes = outcome.output.total_bytes();
             event.dropped_bytes = outcome.output.dropped_bytes();
+            event.access = Some(outcome.access.as_str());
+            event.containment = Some(outcome.confinement.to_string());
         }
         event
     }
@@ -92,6 +102,8 @@ impl AuditEvent {
             "duration_ms": self.duration_ms,
             "output_bytes": self.output_bytes,
             "dropped_bytes": self.dropped_bytes,
+            "access": self.access,
+            "containment": self.containment,
         })
     }
 
@@ -110,6 +122,8 @@ impl AuditEvent {
             duration_ms = self.duration_ms,
             output_bytes = self.output_bytes,
             dropped_bytes = self.dropped_bytes,
+            access = self.access.unwrap_or(""),
+            containment = self.containment.as_deref().unwrap_or(""),
             "tool call"
         );
     }

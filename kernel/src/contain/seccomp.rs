@@ -37,6 +37,8 @@ const AUDIT_ARCH: u32 = 0xC000_00B7;
 /// Where the six 32-bit halves of the pinned `execve` pointers sit in the
 /// compiled program (see [`with_prefix`]).
 const PIN_SLOTS: [usize; 6] = [10, 12, 14, 16, 18, 20];
+/// Where the `execve` number check sits in the compiled program.
+const EXECVE_CHECK: usize = 8;
 
 /// Calls refused in every contained run: every way to open a network or
 /// kernel socket, io_uring (whose operations bypass this filter), and the
@@ -162,6 +164,16 @@ pub(crate) fn pinned(program: &[sock_filter], path: usize, argv: usize, envp: us
         }
     }
     pinned
+}
+
+/// The call's filter when it may execute helpers: any `execve` goes on to
+/// the compiled program (`execveat` stays refused).
+pub(crate) fn unpinned(program: &[sock_filter]) -> BpfProgram {
+    let mut unpinned = program.to_vec();
+    if let Some(check) = unpinned.get_mut(EXECVE_CHECK) {
+        check.jt = check.jf;
+    }
+    unpinned
 }
 
 fn stmt(code: u16, k: u32) -> sock_filter {

@@ -39,6 +39,7 @@ pub(crate) struct Request<'a> {
     pub(crate) env: Vec<(&'a OsStr, &'a OsStr)>,
     pub(crate) limits: &'a Limits,
     pub(crate) access: Access,
+    pub(crate) helpers: &'a [std::path::PathBuf],
 }
 
 fn supervise(operation: &'static str) -> impl Fn(std::io::Error) -> KernelError {
@@ -106,7 +107,16 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
 
     let ruleset = match confinement.landlock_abi {
         Some(_) => {
-            let executed = super::executed_files(request.program);
+            let mut executed = super::executed_files(request.program);
+            for helper in request.helpers {
+                if helper.is_dir() {
+                    if let Ok(canonical) = std::fs::canonicalize(helper) {
+                        executed.push(canonical);
+                    }
+                } else {
+                    executed.extend(super::executed_files(helper));
+                }
+            }
             let paths = CallPaths {
                 system: &plan.system,
                 root: request.root,
@@ -125,12 +135,16 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     };
     // The filter allows exactly one execve: this one, with these pointers.
     let filter = plan.seccomp(request.access).map(|template| {
-        super::seccomp::pinned(
-            template,
-            program_ptr(&program),
-            argv.as_ptr() as usize,
-            envp.as_ptr() as usize,
-        )
+        if request.helpers.is_empty() {
+            super::seccomp::pinned(
+                template,
+                program_ptr(&program),
+                argv.as_ptr() as usize,
+                envp.as_ptr() as usize,
+            )
+        } else {
+            super::seccomp::unpinned(template)
+        }
     });
     let fprog = filter.as_ref().map(|program| libc::sock_fprog {
         len: u16::try_from(program.len()).unwrap_or(u16::MAX),

@@ -74,6 +74,7 @@ pub(crate) const ALL: &[Case] = &[
         "the_temporary_folder_is_private_and_removed",
         the_temporary_folder_is_private_and_removed,
     ),
+    ("a_declared_helper_may_run", a_declared_helper_may_run),
 ];
 
 fn py(script: &str) -> Vec<String> {
@@ -649,4 +650,35 @@ fn the_temporary_folder_is_private_and_removed() {
     );
     let mut left = std::fs::read_dir(world.tmp_base.path()).unwrap();
     assert!(left.next().is_none(), "a timed-out call's folder was left");
+}
+
+fn a_declared_helper_may_run() {
+    let world = World::new();
+    std::fs::write(world.ws("a.txt"), "HELPER-RAN\n").unwrap();
+    let kernel = world.kernel(true, support::limits());
+    let argv = ["sh", "-c", "cat a.txt"];
+    let alone = kernel
+        .run_with(&argv, &jig_kernel::RunOptions::new(support::limits()))
+        .unwrap();
+    assert!(!alone.render().contains("HELPER-RAN"), "{}", alone.render());
+    let cat = std::fs::canonicalize("/bin/cat").unwrap();
+    let helped = kernel
+        .run_with(
+            &argv,
+            &jig_kernel::RunOptions::new(support::limits()).with_helper(&cat),
+        )
+        .unwrap();
+    assert!(
+        helped.render().contains("HELPER-RAN"),
+        "{}",
+        helped.render()
+    );
+    // Only the declared helper: not another program.
+    let other = kernel
+        .run_with(
+            &["sh", "-c", "head a.txt"],
+            &jig_kernel::RunOptions::new(support::limits()).with_helper(&cat),
+        )
+        .unwrap();
+    assert!(!other.render().contains("HELPER-RAN"), "{}", other.render());
 }

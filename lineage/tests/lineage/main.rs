@@ -52,7 +52,9 @@ impl Workspace {
             std::fs::write(root.join(name), text).unwrap();
         }
         std::os::unix::fs::symlink("/", root.join("symlink_to_root")).unwrap();
-        let made = kernel.run(&["mkfifo", "fifo"]).unwrap();
+        let options = jig_kernel::RunOptions::new(kernel.limits())
+            .with_access(jig_kernel::Access::WriteWorkspace);
+        let made = kernel.run_with(&["mkfifo", "fifo"], &options).unwrap();
         assert_eq!(made.exit_code(), Some(0), "mkfifo: {}", made.render());
         Self {
             _dir: dir,

@@ -40,6 +40,18 @@ fn every_call_leaves_one_json_line() {
     );
     assert_eq!(lines[0]["exit_code"], 0);
     assert_eq!(lines[0]["output_bytes"], 8);
+    // The event says what contained the command (this machine kind has
+    // every mechanism) and what it was allowed to change.
+    assert!(
+        lines[0]["containment"]
+            .as_str()
+            .unwrap()
+            .starts_with("landlock abi"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[0]["access"].is_string());
+    assert!(lines[1]["containment"].is_null());
     assert_eq!(lines[1]["verdict"], "refused");
     assert_eq!(lines[1]["layer"], "policy.denylist");
     assert_eq!(lines[1]["code"], 616);
