@@ -31,7 +31,7 @@
 //!   the slot opts in through the visibly named
 //!   [`SlotSpec::dangerous_allow_leading_dash`] (never for path slots).
 //! - **Paths stay in the workspace.** A `path` slot is resolved from the
-//!   kernel's canonical root as the operating system would (symbolic links
+//!   canonical workspace root as the operating system would (symbolic links
 //!   of the existing part followed, `..` applied) and refused when it lands
 //!   outside the root, under `/proc`, `/sys` or `/dev`, or on a device,
 //!   FIFO or socket ([`confine_path`]).
@@ -93,8 +93,10 @@
 //! # }
 //! ```
 //!
-//! With a [`jig_kernel::Kernel`], [`Tool::check`] is the same dry run and
-//! [`Tool::run`] runs the checked argv (see [`RunContext`]).
+//! [`Tool::check`] is the same dry run for any tool: it takes a
+//! [`CheckContext`] (the canonical root and the search path), never the
+//! kernel. With a [`jig_kernel::Kernel`], [`Tool::run`] runs the checked
+//! argv (see [`RunContext`]).
 //!
 //! # Features
 //!
@@ -126,4 +128,6 @@ pub use path::{PathRefusal, confine_path};
 pub use slot::{SlotSpec, SlotType};
 pub use spec::{CommandSpec, SpecError};
 pub use template::{SlotName, Template, TemplateError, Token};
-pub use tool::{Invocation, Refusal, RunContext, Tool, ToolAudit, ToolForm, ToolResult, execute};
+pub use tool::{
+    CheckContext, Invocation, Refusal, RunContext, Tool, ToolAudit, ToolForm, ToolResult, execute,
+};
