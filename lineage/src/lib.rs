@@ -6,8 +6,11 @@
 //! implement, the command tools themselves ([`CommandTool`], built from a
 //! [`CommandSpec`]), the validation of slot values (error 614), the
 //! deny-binaries list ([`DenyList`]), path confinement ([`confine_path`]),
-//! the one table of error codes ([`ErrorCode`]) and the built-in tools
-//! `grep`, `find` and `sed_print`.
+//! the one table of error codes ([`ErrorCode`]), the built-in tools
+//! `grep`, `find` and `sed_print`, and what a tool-call loop or server
+//! speaks to: the [`Dispatcher`] interface, the tool metadata it lists
+//! ([`ToolInfo`]) and the schema export in each model API's shape
+//! ([`export`], [`SchemaFormat`]).
 //!
 //! # Guarantees
 //!
@@ -108,6 +111,8 @@ mod chars;
 mod codes;
 mod command;
 mod deny;
+mod dispatch;
+mod export;
 mod path;
 mod schema;
 mod slot;
@@ -124,6 +129,8 @@ pub use chars::REFUSED_CHARACTERS;
 pub use codes::ErrorCode;
 pub use command::CommandTool;
 pub use deny::{DEFAULT_DENIED, DEFAULT_DENIED_INTERPRETERS, DEFAULT_DENIED_PREFIXES, DenyList};
+pub use dispatch::{Dispatcher, ToolInfo};
+pub use export::{SchemaFormat, export};
 pub use path::{PathRefusal, confine_path};
 pub use slot::{SlotSpec, SlotType};
 pub use spec::{CommandSpec, SpecError};

@@ -8,12 +8,11 @@ use std::time::Instant;
 
 use jig_kernel::{CancelToken, Kernel, Limits};
 use jig_lineage::{
-    CheckContext, ErrorCode, Invocation, Refusal, RunContext, Tool, ToolResult, execute,
+    CheckContext, ErrorCode, Invocation, Refusal, RunContext, SchemaFormat, Tool, ToolResult,
+    execute, export,
 };
 use jig_policy::{AuditEvent, AuditSink, Call, Chain, ToolPolicy, Verdict, policy_refusal};
 use serde_json::Value;
-
-use crate::schema::{SchemaFormat, export};
 
 /// The tools a model can see and the one way to call them.
 ///
