@@ -42,7 +42,8 @@ pub(crate) fn offset_of(source: &str, line: usize, column: usize) -> usize {
     floor_char_boundary(source, start + column.saturating_sub(1))
 }
 
-fn floor_char_boundary(source: &str, offset: usize) -> usize {
+/// The largest character boundary of `source` at or before `offset`.
+pub(crate) fn floor_char_boundary(source: &str, offset: usize) -> usize {
     let mut offset = offset.min(source.len());
     while !source.is_char_boundary(offset) {
         offset -= 1;
