@@ -3,6 +3,7 @@
 
 use jig_lineage::{
     CheckContext, DenyList, Invocation, Refusal, Tool, ToolAudit, ToolForm, confine_path,
+    program_name,
 };
 use serde_json::{Value, json};
 
@@ -138,7 +139,7 @@ impl ExecTool {
         let program = parsed.program();
         let args = parsed.args();
         // Layer 2 wins over layer 1, whatever the spelling.
-        let name = program.rsplit('/').next().unwrap_or(program);
+        let name = program_name(program);
         if self.config.deny.is_denied(program) {
             return Err(Finding::Denied {
                 program: program.to_owned(),

@@ -114,6 +114,7 @@ mod deny;
 mod dispatch;
 mod export;
 mod path;
+mod pointer;
 mod schema;
 mod slot;
 mod spec;
@@ -128,10 +129,13 @@ pub use builtin::{
 pub use chars::REFUSED_CHARACTERS;
 pub use codes::ErrorCode;
 pub use command::CommandTool;
-pub use deny::{DEFAULT_DENIED, DEFAULT_DENIED_INTERPRETERS, DEFAULT_DENIED_PREFIXES, DenyList};
+pub use deny::{
+    DEFAULT_DENIED, DEFAULT_DENIED_INTERPRETERS, DEFAULT_DENIED_PREFIXES, DenyList, program_name,
+};
 pub use dispatch::{Dispatcher, ToolInfo};
 pub use export::{SchemaFormat, export};
 pub use path::{PathRefusal, confine_path};
+pub use pointer::{escape_pointer_segment, unescape_pointer_segment};
 pub use slot::{SlotSpec, SlotType};
 pub use spec::{CommandSpec, SpecError};
 pub use template::{SlotName, Template, TemplateError, Token};
