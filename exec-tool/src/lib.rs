@@ -93,11 +93,12 @@
 //! - bugs and decompression bombs in the programs themselves, regular
 //!   expressions that take long (the timeout ends them), and reading large
 //!   files (the output budget truncates);
-//! - configuration read from `HOME`, which the kernel sets to the
-//!   workspace: the tables neutralize it for git, pip and python and keep
-//!   the programs known to run code from start-up files to `--version`
-//!   (with `HOME` pointing nowhere), but a program not in the tables may
-//!   still read dotfiles from the workspace;
+//! - configuration read from `HOME`: the kernel points it at
+//!   `/nonexistent` by default, but an integrator may set another `HOME`
+//!   (even the workspace); the tables neutralize it for git, pip and python
+//!   and keep the programs known to run code from start-up files to
+//!   `--version` (with `HOME` pointing nowhere), but a program not in the
+//!   tables reads dotfiles from whatever `HOME` the integrator chose;
 //! - toolchain managers that pick the real binary from files in the
 //!   working folder (rustup's `rust-toolchain.toml`, pyenv shims) if the
 //!   kernel's search path holds their shims (the default path does not);
