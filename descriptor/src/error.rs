@@ -102,38 +102,6 @@ impl DescriptorError {
     pub fn code(&self) -> ErrorCode {
         ErrorCode::DescriptorInvalid
     }
-
-    /// The line of `source` (the file's text) holding the problem, and a
-    /// caret line under it, for compiler-style output:
-    ///
-    /// ```text
-    ///   "command": "grep -rn {pattern} {path} | head",
-    ///                                         ^
-    /// ```
-    pub fn snippet(&self, source: &str) -> Option<String> {
-        let location = self.location.as_ref()?;
-        let index = location.line.checked_sub(1)?;
-        // Just past the last line (an error at the end of the file) shows
-        // an empty line.
-        let line = match source.lines().nth(index) {
-            Some(line) => line,
-            None if index == source.lines().count() => "",
-            None => return None,
-        };
-        let start = location.column.saturating_sub(1);
-        let width = source
-            .get(location.span.clone())
-            .map_or(1, |text| {
-                text.lines().next().unwrap_or_default().chars().count()
-            })
-            .clamp(1, line.chars().count().saturating_sub(start).max(1));
-        let line = line.replace('\t', " ");
-        Some(format!(
-            "{line}\n{}{}",
-            " ".repeat(start),
-            "^".repeat(width)
-        ))
-    }
 }
 
 /// The message already holds the problem's text, so no source is chained.

@@ -2,6 +2,7 @@
 
 use std::sync::LazyLock;
 
+use jig_lineage::escape_pointer_segment;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
@@ -59,7 +60,7 @@ pub(crate) fn complaint(error: &ValidationError<'_>) -> Complaint {
             let key = unexpected.first().cloned().unwrap_or_default();
             let known = if in_slot { SLOT_KEYS } else { TOP_KEYS };
             at(
-                format!("{pointer}/{}", key.replace('~', "~0").replace('/', "~1")),
+                format!("{pointer}/{}", escape_pointer_segment(&key)),
                 true,
                 format!("unknown key {key:?}; {known}"),
             )
@@ -109,7 +110,7 @@ pub(crate) fn complaint(error: &ValidationError<'_>) -> Complaint {
         ValidationErrorKind::PropertyNames { error } => {
             let name = error.instance().as_str().unwrap_or_default().to_owned();
             at(
-                format!("{pointer}/{}", name.replace('~', "~0").replace('/', "~1")),
+                format!("{pointer}/{}", escape_pointer_segment(&name)),
                 true,
                 format!(
                     "slot name {name:?} is not valid; use letters, digits and `_`, starting with a letter or `_` (at most 64)"

@@ -51,8 +51,9 @@
 //! - No YAML, no skills (the loader is shaped so that a `*.skill.json`
 //!   loader could reuse [`parse_str`] and its diagnostics), no subfolders.
 //! - Does not run anything or decide which tools may run: see `jig-lineage`
-//!   and `jig-policy`. Does not print diagnostics: `jig check` does, using
-//!   [`DescriptorError::snippet`].
+//!   and `jig-policy`. Does not print diagnostics: `jig check` does, and
+//!   takes the source line and carets from [`Location::snippet`] (the one
+//!   caret renderer; [`DescriptorError::snippet`] is the same).
 //!
 //! # Example
 //!
@@ -93,9 +94,11 @@ mod error;
 mod format;
 mod load;
 mod locate;
+mod snippet;
 
 pub use error::{DescriptorError, Location, Problem};
 pub use format::{DESCRIPTOR_SCHEMA, descriptor_schema};
 pub use load::{
     DESCRIPTOR_SUFFIX, LoadReport, MAX_DESCRIPTOR_BYTES, load_dir, load_file, parse_str,
 };
+pub use snippet::Snippet;

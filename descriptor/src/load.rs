@@ -5,7 +5,9 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use jig_lineage::{CommandSpec, CommandTool, DenyList, SpecError, Tool, ToolForm};
+use jig_lineage::{
+    CommandSpec, CommandTool, DenyList, SpecError, Tool, ToolForm, unescape_pointer_segment,
+};
 use serde_json::Value;
 
 use crate::error::{DescriptorError, Location, Problem};
@@ -160,7 +162,7 @@ pub fn parse_str(text: &str, path: &Path, deny: &DenyList) -> Result<CommandTool
     })?;
     if let Some((pointer, key)) = duplicate_key(text) {
         let name = pointer.rsplit('/').next().unwrap_or_default();
-        let key_name = name.replace("~1", "/").replace("~0", "~");
+        let key_name = unescape_pointer_segment(name);
         return Err(located(
             path,
             text,

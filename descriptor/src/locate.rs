@@ -10,6 +10,8 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::Range;
 
+use jig_lineage::{escape_pointer_segment, unescape_pointer_segment};
+
 /// A value found at a JSON pointer: its span, and its key's span when it
 /// is an object member.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,7 +44,8 @@ pub(crate) fn offset_of(source: &str, line: usize, column: usize) -> usize {
     floor_char_boundary(source, start + column.saturating_sub(1))
 }
 
-fn floor_char_boundary(source: &str, offset: usize) -> usize {
+/// The largest character boundary of `source` at or before `offset`.
+pub(crate) fn floor_char_boundary(source: &str, offset: usize) -> usize {
     let mut offset = offset.min(source.len());
     while !source.is_char_boundary(offset) {
         offset -= 1;
@@ -58,7 +61,7 @@ pub(crate) fn locate(source: &str, pointer: &str) -> Option<Found> {
         pointer
             .strip_prefix('/')?
             .split('/')
-            .map(|s| s.replace("~1", "/").replace("~0", "~"))
+            .map(unescape_pointer_segment)
             .collect()
     };
     let mut found = None;
@@ -93,7 +96,7 @@ pub(crate) fn duplicate_key(source: &str) -> Option<(String, Range<usize>)> {
 /// The JSON pointer of a path of segments.
 pub(crate) fn pointer<S: AsRef<str>>(path: &[S]) -> String {
     path.iter()
-        .map(|s| format!("/{}", s.as_ref().replace('~', "~0").replace('/', "~1")))
+        .map(|s| format!("/{}", escape_pointer_segment(s.as_ref())))
         .collect()
 }
 

@@ -8,10 +8,11 @@
 //! its files. Every git run therefore gets, in its environment only (the
 //! argv stays the model's, word for word):
 //!
-//! - [`FIXED_ENV`]: `HOME` pointing nowhere (the kernel's `HOME` is the
-//!   workspace), no system or global configuration, no pager, no editor,
-//!   no prompt, no transport at all (`GIT_ALLOW_PROTOCOL` empty), no lazy
-//!   fetch, no optional locks (read-only runs never write the index);
+//! - [`FIXED_ENV`]: `HOME` pointing nowhere (as the kernel's default does,
+//!   whatever `HOME` an integrator gave the kernel), no system or global
+//!   configuration, no pager, no editor, no prompt, no transport at all
+//!   (`GIT_ALLOW_PROTOCOL` empty), no lazy fetch, no optional locks
+//!   (read-only runs never write the index);
 //! - `GIT_CEILING_DIRECTORIES` set to the parent of the workspace root, so
 //!   git never uses a repository above the workspace;
 //! - command-line configuration (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_n`,
@@ -36,8 +37,9 @@ use crate::finding::Finding;
 /// Variables every git run gets (besides `GIT_CEILING_DIRECTORIES` and the
 /// `GIT_CONFIG_COUNT` configuration overrides).
 pub const FIXED_ENV: &[(&str, &str)] = &[
-    // The kernel's HOME is the workspace: git would read `~/.gitconfig`
-    // from it (and does so whatever its version).
+    // The kernel's HOME is `/nonexistent` by default, but an integrator may
+    // set another (even the workspace), and git reads `~/.gitconfig` from
+    // it whatever its version: pin it here.
     ("HOME", "/nonexistent"),
     ("GIT_CONFIG_NOSYSTEM", "1"),
     ("GIT_CONFIG_SYSTEM", "/dev/null"),

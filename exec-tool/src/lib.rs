@@ -93,11 +93,12 @@
 //! - bugs and decompression bombs in the programs themselves, regular
 //!   expressions that take long (the timeout ends them), and reading large
 //!   files (the output budget truncates);
-//! - configuration read from `HOME`, which the kernel sets to the
-//!   workspace: the tables neutralize it for git, pip and python and keep
-//!   the programs known to run code from start-up files to `--version`
-//!   (with `HOME` pointing nowhere), but a program not in the tables may
-//!   still read dotfiles from the workspace;
+//! - configuration read from `HOME`: the kernel points it at
+//!   `/nonexistent` by default, but an integrator may set another `HOME`
+//!   (even the workspace); the tables neutralize it for git, pip and python
+//!   and keep the programs known to run code from start-up files to
+//!   `--version` (with `HOME` pointing nowhere), but a program not in the
+//!   tables reads dotfiles from whatever `HOME` the integrator chose;
 //! - toolchain managers that pick the real binary from files in the
 //!   working folder (rustup's `rust-toolchain.toml`, pyenv shims) if the
 //!   kernel's search path holds their shims (the default path does not);
@@ -118,31 +119,32 @@
 //!
 //! ```
 //! use jig_exec_tool::{AllowList, ExecTool, PermissionRule};
-//! use jig_kernel::Kernel;
-//! use jig_lineage::Tool;
+//! use jig_lineage::{CheckContext, Tool};
 //! use serde_json::json;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let workspace = tempfile::tempdir()?;
 //! std::fs::write(workspace.path().join("notes.txt"), "TODO: write docs\n")?;
-//! let kernel = Kernel::builder(workspace.path()).build()?;
+//! // The dry run needs the canonical workspace root, never the kernel.
+//! let root = workspace.path().canonicalize()?;
+//! let context = CheckContext::new(&root, &[]);
 //! let tool = ExecTool::builder()
 //!     .allow(AllowList::default_read_only())
 //!     .rule(PermissionRule::ask("git push *")?)
 //!     .build();
 //!
 //! // The dry run: what would run, and whether it only reads.
-//! let invocation = tool.check(&json!({"command": "grep -n 'TODO' notes.txt"}), &kernel)?;
+//! let invocation = tool.check(&json!({"command": "grep -n 'TODO' notes.txt"}), &context)?;
 //! assert_eq!(invocation.argv, ["grep", "-n", "TODO", "notes.txt"]);
 //! assert!(invocation.read_only);
 //!
 //! // Refusals are guidance for the model.
-//! let refusal = tool.check(&json!({"command": "cat notes.txt | wc -l"}), &kernel).unwrap_err();
+//! let refusal = tool.check(&json!({"command": "cat notes.txt | wc -l"}), &context).unwrap_err();
 //! assert_eq!(refusal.layer, "exec.operator");
 //! assert!(refusal.message.contains("no pipes"));
-//! let refusal = tool.check(&json!({"command": "cat /etc/passwd"}), &kernel).unwrap_err();
+//! let refusal = tool.check(&json!({"command": "cat /etc/passwd"}), &context).unwrap_err();
 //! assert_eq!(refusal.layer, "exec.path");
-//! let refusal = tool.check(&json!({"command": "find . -delete"}), &kernel).unwrap_err();
+//! let refusal = tool.check(&json!({"command": "find . -delete"}), &context).unwrap_err();
 //! assert_eq!(refusal.layer, "exec.flags");
 //!
 //! // Parsing alone needs no workspace.

@@ -1,5 +1,7 @@
 //! Permission rules such as `git push *`, matched on the parsed argv.
 
+use jig_lineage::program_name;
+
 use crate::lexer::{Lexeme, Quote, lex};
 use crate::scan::{Assignments, ParsedCommand, scan};
 
@@ -224,7 +226,7 @@ impl PermissionRule {
         let Some((first, rest)) = self.words.split_first() else {
             return true;
         };
-        let name = program.rsplit('/').next().unwrap_or(program);
+        let name = program_name(program);
         if !first.matches(name) {
             return false;
         }

@@ -1,8 +1,10 @@
 //! The exec tool: configuration, the five layers in order, the `Tool`
 //! interface.
 
-use jig_kernel::Kernel;
-use jig_lineage::{DenyList, Invocation, Refusal, Tool, ToolAudit, ToolForm, confine_path};
+use jig_lineage::{
+    CheckContext, DenyList, Invocation, Refusal, Tool, ToolAudit, ToolForm, confine_path,
+    program_name,
+};
 use serde_json::{Value, json};
 
 use crate::allow::AllowList;
@@ -106,10 +108,14 @@ impl ExecTool {
         scan(command, Assignments::Refuse).map_err(Finding::into_refusal)
     }
 
-    /// Checks one command line against the workspace of `kernel`: the dry
+    /// Checks one command line against the workspace of `context`: the dry
     /// run of a call `{"command": command}`.
-    pub fn check_command(&self, command: &str, kernel: &Kernel) -> Result<Invocation, Refusal> {
-        self.layers(command, kernel).map_err(Finding::into_refusal)
+    pub fn check_command(
+        &self,
+        command: &str,
+        context: &CheckContext<'_>,
+    ) -> Result<Invocation, Refusal> {
+        self.layers(command, context).map_err(Finding::into_refusal)
     }
 
     /// The allow list.
@@ -127,13 +133,13 @@ impl ExecTool {
         &self.config.rules
     }
 
-    fn layers(&self, command: &str, kernel: &Kernel) -> Result<Invocation, Finding> {
+    fn layers(&self, command: &str, context: &CheckContext<'_>) -> Result<Invocation, Finding> {
         // Layer 3: what a shell would read differently.
         let parsed = scan(command, Assignments::Refuse)?;
         let program = parsed.program();
         let args = parsed.args();
         // Layer 2 wins over layer 1, whatever the spelling.
-        let name = program.rsplit('/').next().unwrap_or(program);
+        let name = program_name(program);
         if self.config.deny.is_denied(program) {
             return Err(Finding::Denied {
                 program: program.to_owned(),
@@ -173,7 +179,7 @@ impl ExecTool {
             Lookup::Generic => spec::judge_generic(program, args)?,
         };
         // Path confinement of every argument that names a file.
-        let root = kernel.root();
+        let root = context.root;
         for value in &judged.paths {
             confine_path(root, value).map_err(|source| Finding::Path {
                 program: program.to_owned(),
@@ -237,9 +243,9 @@ impl Tool for ExecTool {
         &self.schema
     }
 
-    fn check(&self, arguments: &Value, kernel: &Kernel) -> Result<Invocation, Refusal> {
+    fn check(&self, arguments: &Value, context: &CheckContext<'_>) -> Result<Invocation, Refusal> {
         let command = command_argument(arguments).map_err(Finding::into_refusal)?;
-        self.check_command(command, kernel)
+        self.check_command(command, context)
     }
 
     fn audit(&self) -> ToolAudit {

@@ -3,14 +3,13 @@
 
 use std::path::Path;
 
-use jig_kernel::Kernel;
 use serde_json::{Map, Value};
 
 use crate::schema::input_schema;
 use crate::value::{Slot, SlotProblem, quote};
 use crate::{
-    CommandSpec, DenyList, ErrorCode, Invocation, Refusal, SlotName, SlotType, SpecError, Template,
-    Tool, ToolAudit, ToolForm,
+    CheckContext, CommandSpec, DenyList, ErrorCode, Invocation, Refusal, SlotName, SlotType,
+    SpecError, Template, Tool, ToolAudit, ToolForm,
 };
 
 /// The longest tool name accepted (the limit of model APIs).
@@ -112,8 +111,8 @@ impl CommandTool {
     }
 
     /// Validates `arguments` for a workspace whose canonical root is `root`
-    /// and returns the argv that would run: [`Tool::check`] without a
-    /// kernel.
+    /// and returns the argv that would run: [`Tool::check`] with only the
+    /// root.
     ///
     /// Order: the arguments must be an object (`null` counts as `{}`);
     /// unknown argument names; required slots; then for each slot, in
@@ -231,8 +230,8 @@ impl Tool for CommandTool {
         &self.schema
     }
 
-    fn check(&self, arguments: &Value, kernel: &Kernel) -> Result<Invocation, Refusal> {
-        self.check_in(arguments, kernel.root())
+    fn check(&self, arguments: &Value, context: &CheckContext<'_>) -> Result<Invocation, Refusal> {
+        self.check_in(arguments, context.root)
     }
 
     fn audit(&self) -> ToolAudit {

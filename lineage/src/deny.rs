@@ -219,7 +219,7 @@ impl DenyList {
     /// `SH` or `/usr/bin/Rm` (a copy or a case-insensitive file system) is
     /// denied like `sh` and `rm`.
     pub fn is_denied(&self, program: &str) -> bool {
-        let name = program.rsplit('/').next().unwrap_or(program);
+        let name = program_name(program);
         let lower = name.to_ascii_lowercase();
         [name, lower.as_str()].into_iter().any(|name| {
             self.names.contains(name) || self.prefixes.iter().any(|p| name.starts_with(p.as_str()))
@@ -230,6 +230,13 @@ impl DenyList {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.names.iter().map(String::as_str)
     }
+}
+
+/// The name a program is known by: the last path component of how it is
+/// written (`rm` for `rm`, `./rm` and `/usr/bin/rm`). The deny list, the
+/// exec tool and its permission rules all judge this name.
+pub fn program_name(program: &str) -> &str {
+    program.rsplit('/').next().unwrap_or(program)
 }
 
 #[cfg(test)]

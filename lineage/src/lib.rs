@@ -6,8 +6,11 @@
 //! implement, the command tools themselves ([`CommandTool`], built from a
 //! [`CommandSpec`]), the validation of slot values (error 614), the
 //! deny-binaries list ([`DenyList`]), path confinement ([`confine_path`]),
-//! the one table of error codes ([`ErrorCode`]) and the built-in tools
-//! `grep`, `find` and `sed_print`.
+//! the one table of error codes ([`ErrorCode`]), the built-in tools
+//! `grep`, `find` and `sed_print`, and what a tool-call loop or server
+//! speaks to: the [`Dispatcher`] interface, the tool metadata it lists
+//! ([`ToolInfo`]) and the schema export in each model API's shape
+//! ([`export`], [`SchemaFormat`]).
 //!
 //! # Guarantees
 //!
@@ -31,7 +34,7 @@
 //!   the slot opts in through the visibly named
 //!   [`SlotSpec::dangerous_allow_leading_dash`] (never for path slots).
 //! - **Paths stay in the workspace.** A `path` slot is resolved from the
-//!   kernel's canonical root as the operating system would (symbolic links
+//!   canonical workspace root as the operating system would (symbolic links
 //!   of the existing part followed, `..` applied) and refused when it lands
 //!   outside the root, under `/proc`, `/sys` or `/dev`, or on a device,
 //!   FIFO or socket ([`confine_path`]).
@@ -93,8 +96,10 @@
 //! # }
 //! ```
 //!
-//! With a [`jig_kernel::Kernel`], [`Tool::check`] is the same dry run and
-//! [`Tool::run`] runs the checked argv (see [`RunContext`]).
+//! [`Tool::check`] is the same dry run for any tool: it takes a
+//! [`CheckContext`] (the canonical root and the search path), never the
+//! kernel. With a [`jig_kernel::Kernel`], [`Tool::run`] runs the checked
+//! argv (see [`RunContext`]).
 //!
 //! # Features
 //!
@@ -106,7 +111,10 @@ mod chars;
 mod codes;
 mod command;
 mod deny;
+mod dispatch;
+mod export;
 mod path;
+mod pointer;
 mod schema;
 mod slot;
 mod spec;
@@ -121,9 +129,16 @@ pub use builtin::{
 pub use chars::REFUSED_CHARACTERS;
 pub use codes::ErrorCode;
 pub use command::CommandTool;
-pub use deny::{DEFAULT_DENIED, DEFAULT_DENIED_INTERPRETERS, DEFAULT_DENIED_PREFIXES, DenyList};
+pub use deny::{
+    DEFAULT_DENIED, DEFAULT_DENIED_INTERPRETERS, DEFAULT_DENIED_PREFIXES, DenyList, program_name,
+};
+pub use dispatch::{Dispatcher, ToolInfo};
+pub use export::{SchemaFormat, export};
 pub use path::{PathRefusal, confine_path};
+pub use pointer::{escape_pointer_segment, unescape_pointer_segment};
 pub use slot::{SlotSpec, SlotType};
 pub use spec::{CommandSpec, SpecError};
 pub use template::{SlotName, Template, TemplateError, Token};
-pub use tool::{Invocation, Refusal, RunContext, Tool, ToolAudit, ToolForm, ToolResult, execute};
+pub use tool::{
+    CheckContext, Invocation, Refusal, RunContext, Tool, ToolAudit, ToolForm, ToolResult, execute,
+};

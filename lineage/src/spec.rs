@@ -7,7 +7,7 @@ use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::{SlotSpec, TemplateError};
+use crate::{SlotSpec, TemplateError, escape_pointer_segment};
 
 /// A command tool as a person declares it: name, description, template and
 /// slots. Its JSON form is the descriptor format (`command` holds the
@@ -242,7 +242,8 @@ impl SpecError {
     /// Where the problem is, as a JSON pointer into the descriptor form
     /// (`/command`, `/arguments/path/default`...).
     pub fn pointer(&self) -> String {
-        let at = |name: &str, rest: &str| format!("/arguments/{}{rest}", escape_pointer(name));
+        let at =
+            |name: &str, rest: &str| format!("/arguments/{}{rest}", escape_pointer_segment(name));
         match self {
             SpecError::Name { .. } => "/name".to_owned(),
             SpecError::Description => "/description".to_owned(),
@@ -283,9 +284,4 @@ impl SpecError {
             _ => None,
         }
     }
-}
-
-/// Escapes one JSON pointer segment (`~` → `~0`, `/` → `~1`).
-pub(crate) fn escape_pointer(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
 }

@@ -1,5 +1,7 @@
 //! The `Tool` interface that every form of the lineage implements.
 
+use std::path::{Path, PathBuf};
+
 use jig_kernel::{Access, CancelToken, Kernel, KernelError, Limits, Outcome, RunOptions};
 use serde_json::Value;
 
@@ -182,6 +184,31 @@ impl ToolResult {
     }
 }
 
+/// What a tool's validation may know of the place where a call would run:
+/// the canonical workspace root and the program search path.
+///
+/// It holds no power to run anything: [`Tool::check`] receives this, never
+/// the kernel, so a tool's validation and every middleware that asks for it
+/// stay side-effect free. Build one with [`CheckContext::new`] or take it
+/// from a [`RunContext`].
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct CheckContext<'a> {
+    /// The canonical workspace root (as `std::fs::canonicalize` gives it):
+    /// relative path values are resolved from it and must stay inside it.
+    pub root: &'a Path,
+    /// The folders where a bare program name is looked up, in order.
+    pub search_path: &'a [PathBuf],
+}
+
+impl<'a> CheckContext<'a> {
+    /// A context for the canonical workspace `root` and the program
+    /// `search_path`.
+    pub fn new(root: &'a Path, search_path: &'a [PathBuf]) -> Self {
+        Self { root, search_path }
+    }
+}
+
 /// What a tool needs to run: the kernel, the limits for this call, and an
 /// optional cancel token.
 #[derive(Debug, Clone)]
@@ -215,6 +242,12 @@ impl<'a> RunContext<'a> {
     pub fn with_cancel(mut self, cancel: CancelToken) -> Self {
         self.cancel = Some(cancel);
         self
+    }
+
+    /// What validation may know of the kernel: its canonical root and its
+    /// search path.
+    pub fn check_context(&self) -> CheckContext<'a> {
+        CheckContext::new(self.kernel.root(), self.kernel.search_path())
     }
 }
 
@@ -275,16 +308,16 @@ pub trait Tool: Send + Sync {
     /// whole view of its power.
     fn input_schema(&self) -> &Value;
 
-    /// Validates `arguments` against the workspace of `kernel` and returns
+    /// Validates `arguments` against the workspace of `context` and returns
     /// what would run, or the refusal for the model.
-    fn check(&self, arguments: &Value, kernel: &Kernel) -> Result<Invocation, Refusal>;
+    fn check(&self, arguments: &Value, context: &CheckContext<'_>) -> Result<Invocation, Refusal>;
 
     /// The reviewer's view of the tool.
     fn audit(&self) -> ToolAudit;
 
     /// Checks `arguments` and runs the result through the kernel.
     fn run(&self, arguments: &Value, context: &RunContext<'_>) -> ToolResult {
-        match self.check(arguments, context.kernel) {
+        match self.check(arguments, &context.check_context()) {
             Ok(invocation) => execute(invocation, context),
             Err(refusal) => ToolResult::Refused(refusal),
         }

@@ -2,18 +2,19 @@
 
 use std::sync::{Arc, OnceLock};
 
-use jig_kernel::Kernel;
-use jig_lineage::{ErrorCode, Invocation, Refusal, Tool, ToolResult};
+use jig_lineage::{CheckContext, ErrorCode, Invocation, Refusal, Tool, ToolResult};
 use serde_json::Value;
 
 use crate::{PolicyList, ToolPolicy, Verdict};
 
 /// One call on its way through the chain: the tool, the model's arguments
-/// and the kernel, plus the tool's own validation, computed at most once.
+/// and what validation may know of the workspace, plus the tool's own
+/// validation, computed at most once. A call holds no kernel: no middleware
+/// can run anything.
 pub struct Call<'a> {
     tool: &'a dyn Tool,
     arguments: &'a Value,
-    kernel: &'a Kernel,
+    context: CheckContext<'a>,
     checked: OnceLock<Result<Invocation, Refusal>>,
 }
 
@@ -27,12 +28,12 @@ impl std::fmt::Debug for Call<'_> {
 }
 
 impl<'a> Call<'a> {
-    /// A call of `tool` with `arguments`, in the workspace of `kernel`.
-    pub fn new(tool: &'a dyn Tool, arguments: &'a Value, kernel: &'a Kernel) -> Self {
+    /// A call of `tool` with `arguments`, in the workspace of `context`.
+    pub fn new(tool: &'a dyn Tool, arguments: &'a Value, context: CheckContext<'a>) -> Self {
         Self {
             tool,
             arguments,
-            kernel,
+            context,
             checked: OnceLock::new(),
         }
     }
@@ -52,9 +53,10 @@ impl<'a> Call<'a> {
         self.arguments
     }
 
-    /// The kernel the call will run on.
-    pub fn kernel(&self) -> &'a Kernel {
-        self.kernel
+    /// What the tool's validation knows of the workspace: its canonical
+    /// root and the program search path.
+    pub fn context(&self) -> CheckContext<'a> {
+        self.context
     }
 
     /// The tool's validation of the arguments (the dry run), computed on
@@ -62,7 +64,7 @@ impl<'a> Call<'a> {
     /// exactly what runs.
     pub fn check(&self) -> &Result<Invocation, Refusal> {
         self.checked
-            .get_or_init(|| self.tool.check(self.arguments, self.kernel))
+            .get_or_init(|| self.tool.check(self.arguments, &self.context))
     }
 }
 

@@ -25,6 +25,10 @@
 //!   set, one JSON line.
 //! - The registry is `Send + Sync`; read-only calls can be told apart
 //!   ([`Registry::is_concurrency_safe`]) and run in parallel.
+//! - The registry is a `jig_lineage::Dispatcher`: a tool-call loop or a
+//!   server calls it through that interface, and this crate depends on no
+//!   tool-call crate. Schemas come from the lineage's one renderer per
+//!   format ([`export`], [`SchemaFormat`], re-exported here).
 //!
 //! # Non-goals
 //!
@@ -67,11 +71,10 @@
 #![forbid(unsafe_code)]
 
 mod builder;
+mod dispatcher;
 mod registry;
-mod schema;
-mod toolcall;
 mod wiring;
 
 pub use builder::{Built, FullPreset, PresetError};
+pub use jig_lineage::{SchemaFormat, export};
 pub use registry::{DispatchOptions, Registry};
-pub use schema::{SchemaFormat, export};

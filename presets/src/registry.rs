@@ -7,11 +7,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use jig_kernel::{CancelToken, Kernel, Limits};
-use jig_lineage::{ErrorCode, Invocation, Refusal, RunContext, Tool, ToolResult, execute};
+use jig_lineage::{
+    CheckContext, ErrorCode, Invocation, Refusal, RunContext, SchemaFormat, Tool, ToolResult,
+    execute, export,
+};
 use jig_policy::{AuditEvent, AuditSink, Call, Chain, ToolPolicy, Verdict, policy_refusal};
 use serde_json::Value;
-
-use crate::schema::{SchemaFormat, export};
 
 /// The tools a model can see and the one way to call them.
 ///
@@ -154,11 +155,12 @@ impl Registry {
             Ok(arguments) => arguments,
             Err(refusal) => return ToolResult::Refused(refusal),
         };
-        let call = Call::new(tool, &arguments, &self.kernel);
+        let call = Call::new(tool, &arguments, self.check_context());
         let limits = self.limits_for(name);
+        // The kernel stays here, at the end of the chain: no middleware holds it.
         let terminal = |call: &Call<'_>| match call.check() {
             Ok(invocation) => {
-                let mut context = RunContext::new(call.kernel()).with_limits(limits);
+                let mut context = RunContext::new(&self.kernel).with_limits(limits);
                 if let Some(cancel) = &options.cancel {
                     context = context.with_cancel(cancel.clone());
                 }
@@ -179,7 +181,7 @@ impl Registry {
             return Err(policy_refusal(name, list));
         }
         let arguments = normalize_arguments(arguments)?;
-        tool.check(&arguments, &self.kernel)
+        tool.check(&arguments, &self.check_context())
     }
 
     /// Whether this call only reads and may run concurrently with other
@@ -191,8 +193,13 @@ impl Registry {
         let Ok(arguments) = normalize_arguments(arguments) else {
             return false;
         };
-        tool.check(&arguments, &self.kernel)
+        tool.check(&arguments, &self.check_context())
             .is_ok_and(|invocation| invocation.read_only)
+    }
+
+    /// What validation may know of the kernel: its root and search path.
+    fn check_context(&self) -> CheckContext<'_> {
+        CheckContext::new(self.kernel.root(), self.kernel.search_path())
     }
 
     fn resolve(&self, name: &str) -> Result<&dyn Tool, Refusal> {

@@ -190,7 +190,6 @@
 mod agent;
 mod call;
 mod chat;
-mod dispatch;
 mod error;
 #[cfg(feature = "openai")]
 mod openai;
@@ -207,8 +206,10 @@ pub use agent::{
 };
 pub use call::{CallError, CallOutcome, ToolCall, extract_call};
 pub use chat::{ChatError, ChatModel, Message, NativeCall, Role};
-pub use dispatch::{Dispatcher, ToolInfo};
 pub use error::RepairError;
+/// The dispatcher interface and tool metadata live in `jig-lineage`; they
+/// are named here too, for the loop's users.
+pub use jig_lineage::{Dispatcher, ToolInfo};
 #[cfg(feature = "openai")]
 pub use openai::{OpenAiClient, OpenAiConfig};
 pub use parser::MAX_DEPTH;

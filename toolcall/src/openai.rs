@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use jig_lineage::SchemaFormat;
 use serde_json::{Map, Value, json};
 
 use crate::{ChatError, ChatModel, Message, NativeCall, Role, ToolInfo};
@@ -169,7 +170,10 @@ impl OpenAiClient {
         if !tools.is_empty() {
             body.insert(
                 "tools".to_owned(),
-                tools.iter().map(ToolInfo::to_openai).collect(),
+                tools
+                    .iter()
+                    .map(|tool| tool.export(SchemaFormat::OpenAi))
+                    .collect(),
             );
             body.insert("tool_choice".to_owned(), json!("auto"));
         }

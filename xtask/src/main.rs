@@ -1,6 +1,8 @@
 //! `cargo xtask`: the project's chores, one binary with subcommands.
 //!
-//! - `cargo xtask tidy`: architecture checks (dependency edges).
+//! - `cargo xtask tidy`: architecture checks (dependency edges and their
+//!   kinds, the order of the crate map, stale edges, only the kernel
+//!   spawns) and README's error table.
 //! - `cargo xtask bench [--json] [--only PREFIX]`: benchmark figures, one
 //!   `name value unit` line each (or one JSON object with `--json`).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]

@@ -177,7 +177,8 @@ fn render(error: &DescriptorError, dir: &std::path::Path) -> String {
     let snippet = error
         .snippet(&source)
         .map(|s| {
-            s.lines()
+            s.to_string()
+                .lines()
                 .map(|l| format!("    | {l}\n"))
                 .collect::<String>()
         })

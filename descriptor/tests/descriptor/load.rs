@@ -148,7 +148,7 @@ fn loaded_tools_run_for_real() {
     );
     assert!(
         search
-            .check(&json!({"pattern": "x"}), &kernel)
+            .check(&json!({"pattern": "x"}), &context.check_context())
             .unwrap()
             .read_only
     );

@@ -14,8 +14,10 @@ pub(super) const SESSION: &str = "editors, pagers, manual readers and database s
 pub(super) const ONLY_VERSION: &str = "is not allowed: the exec tool only lets this program report its version (--version) or help (--help)";
 
 /// `HOME` for programs that read start-up files from it (`.vimrc`,
-/// `.sqliterc`, `.irbrc`, user site-packages...): the workspace is `HOME`
-/// for every other program, and its files are not trusted.
+/// `.sqliterc`, `.irbrc`, user site-packages...). The kernel's `HOME` is
+/// already `/nonexistent` by default, but an integrator may point it
+/// elsewhere (even at the workspace, whose files are not trusted): these
+/// programs get a `HOME` that holds nothing whatever the kernel says.
 pub(super) const NO_HOME: (&str, &str) = ("HOME", "/nonexistent");
 
 /// A program that may only report its version or help.

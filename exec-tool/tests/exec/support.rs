@@ -4,7 +4,7 @@
 
 use jig_exec_tool::{AllowList, ExecTool};
 use jig_kernel::Kernel;
-use jig_lineage::{DEFAULT_DENIED_INTERPRETERS, DenyList, Refusal};
+use jig_lineage::{CheckContext, DEFAULT_DENIED_INTERPRETERS, DenyList, Refusal};
 
 pub(crate) struct Workspace {
     pub(crate) dir: tempfile::TempDir,
@@ -49,13 +49,19 @@ impl Workspace {
         Self { dir, kernel }
     }
 
+    /// What a dry run in this workspace knows: the kernel's root and search
+    /// path.
+    pub(crate) fn context(&self) -> CheckContext<'_> {
+        CheckContext::new(self.kernel.root(), self.kernel.search_path())
+    }
+
     /// Checks `command` with `tool` (the dry run).
     pub(crate) fn check(
         &self,
         tool: &ExecTool,
         command: &str,
     ) -> Result<jig_lineage::Invocation, Refusal> {
-        tool.check_command(command, &self.kernel)
+        tool.check_command(command, &self.context())
     }
 }
 

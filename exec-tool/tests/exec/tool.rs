@@ -12,7 +12,7 @@ fn arguments_are_one_command_string() {
     let ws = Workspace::new();
     let tool = ExecTool::builder().build();
     let ok = tool
-        .check(&json!({"command": "  ls -la \n"}), &ws.kernel)
+        .check(&json!({"command": "  ls -la \n"}), &ws.context())
         .unwrap();
     assert_eq!(ok.argv, ["ls", "-la"]);
     let bad = [
@@ -24,7 +24,7 @@ fn arguments_are_one_command_string() {
     let messages: Vec<String> = bad
         .iter()
         .map(|arguments| {
-            let refusal = tool.check(arguments, &ws.kernel).unwrap_err();
+            let refusal = tool.check(arguments, &ws.context()).unwrap_err();
             assert_eq!(refusal.code.code(), 620);
             assert_eq!(refusal.layer, "exec.arguments");
             refusal.render()

@@ -22,7 +22,9 @@ fn check_is_the_dry_run_of_run() {
             .with_read_only(true),
     );
     let arguments = json!({"path": "README.md"});
-    let invocation = tool.check(&arguments, &ws.kernel).unwrap();
+    let invocation = tool
+        .check(&arguments, &RunContext::new(&ws.kernel).check_context())
+        .unwrap();
     assert_eq!(invocation.argv, ["wc", "-l", "README.md"]);
     assert!(invocation.read_only);
     assert_eq!(invocation.paths, [ws.root.join("README.md")]);

@@ -5,7 +5,7 @@ use jig_policy::{
 };
 use serde_json::json;
 
-use crate::{Echo, kernel, terminal};
+use crate::{Echo, context, kernel, terminal};
 
 #[test]
 fn every_call_leaves_one_json_line() {
@@ -22,7 +22,10 @@ fn every_call_leaves_one_json_line() {
         let tool = Echo::new(name);
         let args = json!({"text": "audited"});
         let start = Instant::now();
-        let result = chain.handle(&Call::new(&tool, &args, &kernel), &terminal);
+        let result = chain.handle(
+            &Call::new(&tool, &args, context(&kernel)),
+            &terminal(&kernel),
+        );
         let event = AuditEvent::new(name, &result, start.elapsed());
         event.emit();
         sink.record(&event);

@@ -1,7 +1,7 @@
 use jig_policy::{Call, Chain, PolicyConfig, PolicyMiddleware, ToolPolicy};
 use serde_json::json;
 
-use crate::{Echo, kernel, terminal};
+use crate::{Echo, context, kernel, terminal};
 
 fn chain(config: PolicyConfig) -> Chain {
     let policy = ToolPolicy::new(&config, &["visible", "other"]).unwrap();
@@ -14,7 +14,10 @@ fn a_visible_but_denied_tool_is_never_reached() {
     let tool = Echo::new("visible");
     let args = json!({"text": "hi"});
     let chain = chain(PolicyConfig::new().with_deny(["visible"]));
-    let result = chain.handle(&Call::new(&tool, &args, &kernel), &terminal);
+    let result = chain.handle(
+        &Call::new(&tool, &args, context(&kernel)),
+        &terminal(&kernel),
+    );
     let refusal = result.refusal().unwrap();
     assert_eq!(refusal.code.code(), 616);
     assert_eq!(refusal.code.error_type(), "tool_policy_denied");
@@ -29,7 +32,10 @@ fn the_allow_list_narrows() {
     let tool = Echo::new("visible");
     let args = json!({});
     let chain = chain(PolicyConfig::new().with_allow(["other"]));
-    let result = chain.handle(&Call::new(&tool, &args, &kernel), &terminal);
+    let result = chain.handle(
+        &Call::new(&tool, &args, context(&kernel)),
+        &terminal(&kernel),
+    );
     assert_eq!(result.refusal().unwrap().layer, "policy.allowlist");
     assert_eq!(tool.reached(), 0);
     insta::assert_snapshot!("allowlist_refusal", result.text());
@@ -40,7 +46,10 @@ fn empty_lists_change_nothing() {
     let (_dir, kernel) = kernel();
     let tool = Echo::new("visible");
     let args = json!({"text": "ran"});
-    let result = chain(PolicyConfig::new()).handle(&Call::new(&tool, &args, &kernel), &terminal);
+    let result = chain(PolicyConfig::new()).handle(
+        &Call::new(&tool, &args, context(&kernel)),
+        &terminal(&kernel),
+    );
     assert_eq!(result.text(), "exit: 0\noutput: ran\n");
     assert_eq!(
         tool.reached(),

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use jig_kernel::Kernel;
 use jig_lineage::{
-    Invocation, Refusal, RunContext, Tool, ToolAudit, ToolForm, ToolResult, execute,
+    CheckContext, Invocation, Refusal, RunContext, Tool, ToolAudit, ToolForm, ToolResult, execute,
 };
 use jig_policy::Call;
 use serde_json::{Value, json};
@@ -58,7 +58,7 @@ impl Tool for Echo {
     fn input_schema(&self) -> &Value {
         &self.schema
     }
-    fn check(&self, arguments: &Value, _kernel: &Kernel) -> Result<Invocation, Refusal> {
+    fn check(&self, arguments: &Value, _context: &CheckContext<'_>) -> Result<Invocation, Refusal> {
         self.checks.fetch_add(1, Ordering::SeqCst);
         let text = arguments["text"].as_str().unwrap_or("hello").to_owned();
         let invocation = Invocation::new(vec!["echo".to_owned(), text]);
@@ -79,10 +79,16 @@ pub(crate) fn kernel() -> (tempfile::TempDir, Kernel) {
     (dir, kernel)
 }
 
-/// The end of the chain: run what the call checked.
-pub(crate) fn terminal(call: &Call<'_>) -> ToolResult {
-    match call.check() {
-        Ok(invocation) => execute(invocation.clone(), &RunContext::new(call.kernel())),
+/// What a call in the workspace of `kernel` may know (no kernel: a call
+/// cannot run anything).
+pub(crate) fn context(kernel: &Kernel) -> CheckContext<'_> {
+    RunContext::new(kernel).check_context()
+}
+
+/// The end of the chain: run what the call checked, on `kernel`.
+pub(crate) fn terminal(kernel: &Kernel) -> impl Fn(&Call<'_>) -> ToolResult + '_ {
+    move |call| match call.check() {
+        Ok(invocation) => execute(invocation.clone(), &RunContext::new(kernel)),
         Err(refusal) => ToolResult::Refused(refusal.clone()),
     }
 }

@@ -1,7 +1,9 @@
-//! Tool schemas in the shapes model APIs and MCP expect.
+//! Tool schemas in the shapes model APIs and MCP expect: one renderer per
+//! format, shared by every crate that lists tools.
 
-use jig_lineage::Tool;
 use serde_json::{Value, json};
+
+use crate::Tool;
 
 /// The shape of an exported tool list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -30,24 +32,29 @@ impl SchemaFormat {
 
 /// One tool's entry in `format`.
 pub fn export(tool: &dyn Tool, format: SchemaFormat) -> Value {
-    let schema = tool.input_schema();
+    render(tool.name(), tool.description(), tool.input_schema(), format)
+}
+
+/// The one renderer: a tool's name, description and argument schema as an
+/// entry in `format`.
+pub(crate) fn render(name: &str, description: &str, schema: &Value, format: SchemaFormat) -> Value {
     match format {
         SchemaFormat::OpenAi => json!({
             "type": "function",
             "function": {
-                "name": tool.name(),
-                "description": tool.description(),
+                "name": name,
+                "description": description,
                 "parameters": without_meta(schema),
             }
         }),
         SchemaFormat::Anthropic => json!({
-            "name": tool.name(),
-            "description": tool.description(),
+            "name": name,
+            "description": description,
             "input_schema": without_meta(schema),
         }),
         SchemaFormat::Mcp => json!({
-            "name": tool.name(),
-            "description": tool.description(),
+            "name": name,
+            "description": description,
             "inputSchema": schema,
         }),
     }
@@ -60,4 +67,24 @@ fn without_meta(schema: &Value) -> Value {
         map.remove("$schema");
     }
     schema
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{SchemaFormat, render};
+
+    #[test]
+    fn openai_shape_drops_the_meta_schema() {
+        let schema = json!({"$schema": "x", "type": "object", "properties": {}});
+        assert_eq!(
+            render("ls", "List a folder", &schema, SchemaFormat::OpenAi),
+            json!({"type": "function", "function": {
+                "name": "ls",
+                "description": "List a folder",
+                "parameters": {"type": "object", "properties": {}}
+            }})
+        );
+    }
 }
