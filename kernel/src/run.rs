@@ -160,16 +160,13 @@ fn supervise_contained<S: AsRef<OsStr>>(
     };
     drop(started.tmp);
     drop(started.cgroup);
-    Ok(Outcome {
+    Ok(watch.into_outcome(
         argv,
         status,
-        ended_by_kernel: watch.ended,
-        output: watch.capture.finish(),
-        duration: start.elapsed(),
-        output_held_open: watch.held_open,
-        access: options.access,
-        confinement: plan.confinement.clone(),
-    })
+        start,
+        options.access,
+        plan.confinement.clone(),
+    ))
 }
 
 /// Reaps `pid` and returns how it ended.
@@ -246,16 +243,7 @@ fn supervise_bare<S: AsRef<OsStr>>(
         (None, Some(signal)) => Status::Signaled(signal),
         (None, None) => Status::Signaled(0),
     };
-    Ok(Outcome {
-        argv,
-        status,
-        ended_by_kernel: watch.ended,
-        output: watch.capture.finish(),
-        duration: start.elapsed(),
-        output_held_open: watch.held_open,
-        access: options.access,
-        confinement: Confinement::none(),
-    })
+    Ok(watch.into_outcome(argv, status, start, options.access, Confinement::none()))
 }
 
 fn spawn_error(path: &Path, source: std::io::Error) -> KernelError {
@@ -281,6 +269,27 @@ struct Watch {
 }
 
 impl Watch {
+    /// The outcome of the call this watch supervised.
+    fn into_outcome(
+        self,
+        argv: Vec<String>,
+        status: Status,
+        start: Instant,
+        access: Access,
+        confinement: Confinement,
+    ) -> Outcome {
+        Outcome {
+            argv,
+            status,
+            ended_by_kernel: self.ended,
+            output: self.capture.finish(),
+            duration: start.elapsed(),
+            output_held_open: self.held_open,
+            access,
+            confinement,
+        }
+    }
+
     /// Reads the pipe and watches the child until both are done, enforcing
     /// the limits. On return the child has exited (not yet reaped) and every
     /// process left in its group has been killed.

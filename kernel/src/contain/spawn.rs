@@ -57,53 +57,41 @@ pub(crate) enum Stage {
     ProcessGroup,
 }
 
+/// Every stage with what it does, for error messages.
+const STAGES: [(Stage, &str); 17] = [
+    (Stage::ParentGone, "check the parent"),
+    (Stage::Setgroups, "deny setgroups in the user namespace"),
+    (Stage::UidMap, "write the user id map"),
+    (Stage::GidMap, "write the group id map"),
+    (Stage::MountPrivate, "make mounts private"),
+    (Stage::MountTmp, "mount the temporary folder"),
+    (Stage::MountProc, "mount a private /proc"),
+    (Stage::Fork, "fork the program"),
+    (Stage::Stdio, "set up stdin and the output pipe"),
+    (Stage::Chdir, "enter the workspace"),
+    (Stage::Rlimit, "set resource limits"),
+    (Stage::Capabilities, "drop capabilities"),
+    (Stage::NoNewPrivs, "set no_new_privs"),
+    (Stage::Landlock, "enforce the landlock ruleset"),
+    (Stage::Seccomp, "install the seccomp filter"),
+    (Stage::Exec, "execute the program"),
+    (Stage::ProcessGroup, "lead a process group"),
+];
+
 impl Stage {
     pub(crate) fn from_raw(raw: u32) -> Option<Stage> {
-        use Stage::*;
-        [
-            ParentGone,
-            Setgroups,
-            UidMap,
-            GidMap,
-            MountPrivate,
-            MountTmp,
-            MountProc,
-            Fork,
-            Stdio,
-            Chdir,
-            Rlimit,
-            Capabilities,
-            NoNewPrivs,
-            Landlock,
-            Seccomp,
-            Exec,
-            ProcessGroup,
-        ]
-        .into_iter()
-        .find(|s| *s as u32 == raw)
+        STAGES
+            .iter()
+            .map(|(stage, _)| *stage)
+            .find(|stage| *stage as u32 == raw)
     }
 
     /// What the stage does, for error messages.
     pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Stage::ParentGone => "check the parent",
-            Stage::Setgroups => "deny setgroups in the user namespace",
-            Stage::UidMap => "write the user id map",
-            Stage::GidMap => "write the group id map",
-            Stage::MountPrivate => "make mounts private",
-            Stage::MountTmp => "mount the temporary folder",
-            Stage::MountProc => "mount a private /proc",
-            Stage::Fork => "fork the program",
-            Stage::Stdio => "set up stdin and the output pipe",
-            Stage::Chdir => "enter the workspace",
-            Stage::Rlimit => "set resource limits",
-            Stage::Capabilities => "drop capabilities",
-            Stage::NoNewPrivs => "set no_new_privs",
-            Stage::Landlock => "enforce the landlock ruleset",
-            Stage::Seccomp => "install the seccomp filter",
-            Stage::Exec => "execute the program",
-            Stage::ProcessGroup => "lead a process group",
-        }
+        STAGES
+            .iter()
+            .find(|(stage, _)| *stage == self)
+            .map_or("start the program", |(_, text)| text)
     }
 }
 
@@ -257,21 +245,27 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
 /// `execve` (or, for a probe, exited cleanly), else the failed stage.
 pub(crate) fn read_report(report: &impl std::os::fd::AsFd) -> Option<(Stage, i32)> {
     let mut record = [0u8; 8];
+    if read_record(report, &mut record) < record.len() {
+        return None;
+    }
+    let stage = u32::from_ne_bytes([record[0], record[1], record[2], record[3]]);
+    let errno = i32::from_ne_bytes([record[4], record[5], record[6], record[7]]);
+    Some((Stage::from_raw(stage).unwrap_or(Stage::Exec), errno))
+}
+
+/// Reads from `fd` until `record` is full or the writers are gone; returns
+/// how many bytes came.
+pub(crate) fn read_record(fd: &impl std::os::fd::AsFd, record: &mut [u8]) -> usize {
     let mut filled = 0;
     while filled < record.len() {
-        match nix::unistd::read(report, &mut record[filled..]) {
+        match nix::unistd::read(fd, &mut record[filled..]) {
             Ok(0) => break,
             Ok(n) => filled += n,
             Err(nix::errno::Errno::EINTR) => continue,
             Err(_) => break,
         }
     }
-    if filled < record.len() {
-        return None;
-    }
-    let stage = u32::from_ne_bytes([record[0], record[1], record[2], record[3]]);
-    let errno = i32::from_ne_bytes([record[4], record[5], record[6], record[7]]);
-    Some((Stage::from_raw(stage).unwrap_or(Stage::Exec), errno))
+    filled
 }
 
 // ---------------------------------------------------------------------------

@@ -294,14 +294,5 @@ fn start_error(program: &Path, stage: Stage, errno: i32) -> KernelError {
 /// been reaped: `None` when the init was killed before it could write.
 pub(crate) fn program_status(status: &OwnedFd) -> Option<i32> {
     let mut record = [0u8; 4];
-    let mut filled = 0;
-    while filled < record.len() {
-        match nix::unistd::read(status, &mut record[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => break,
-        }
-    }
-    (filled == record.len()).then(|| i32::from_ne_bytes(record))
+    (spawn::read_record(status, &mut record) == record.len()).then(|| i32::from_ne_bytes(record))
 }

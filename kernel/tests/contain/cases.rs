@@ -196,17 +196,22 @@ fn read_the_integrators_environ() {
     });
 }
 
-/// Accepts (bounded) one connection; whether any came.
-fn accepted(listener: &TcpListener) -> bool {
-    listener.set_nonblocking(true).unwrap();
+/// Whether `ready` turns true within half a second.
+fn within_half_a_second(mut ready: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
     while start.elapsed() < Duration::from_millis(500) {
-        if listener.accept().is_ok() {
+        if ready() {
             return true;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
     false
+}
+
+/// Accepts (bounded) one connection; whether any came.
+fn accepted(listener: &TcpListener) -> bool {
+    listener.set_nonblocking(true).unwrap();
+    within_half_a_second(|| listener.accept().is_ok())
 }
 
 fn connect_to_a_loopback_tcp_listener() {
@@ -233,14 +238,7 @@ fn connect_to_a_unix_socket_outside() {
     );
     twice("unix connect", |on| {
         run_py(&world, on, Access::ReadOnly, &script);
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_millis(500) {
-            if listener.accept().is_ok() {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        false
+        within_half_a_second(|| listener.accept().is_ok())
     });
 }
 
