@@ -160,6 +160,7 @@
 #![forbid(unsafe_code)]
 
 mod allow;
+mod argv;
 mod class;
 mod finding;
 mod gitenv;
@@ -172,6 +173,7 @@ mod tables;
 mod tool;
 
 pub use allow::{AllowList, AllowListError, DEFAULT_READ_ONLY};
+pub use argv::{ProgramVerdict, judge_argv};
 pub use class::{CommandClass, classify};
 pub use gitenv::{FIXED_CONFIG as GIT_CONFIG, FIXED_ENV as GIT_ENV};
 pub use rules::{PermissionRule, RuleEffect, RuleError, RuleSubject};

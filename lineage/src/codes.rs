@@ -14,6 +14,7 @@
 /// | 619 | `unknown_tool` | no visible tool has this name |
 /// | 620 | `invalid_arguments` | the arguments are not a JSON object |
 /// | 621 | `start_failed` | the kernel could not start the program |
+/// | 622 | `run_refused` | the run point refused the final command (a denied program by name, target, family or interpreter; a program inside the workspace; an environment variable a tool may not set; the program's own table) |
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum ErrorCode {
@@ -35,11 +36,13 @@ pub enum ErrorCode {
     InvalidArguments,
     /// 621: the kernel could not start the program.
     StartFailed,
+    /// 622: the run point refused the final command.
+    RunRefused,
 }
 
 impl ErrorCode {
     /// Every code, in numeric order.
-    pub const ALL: [ErrorCode; 9] = [
+    pub const ALL: [ErrorCode; 10] = [
         ErrorCode::DescriptorInvalid,
         ErrorCode::SlotInvalid,
         ErrorCode::ExecRefused,
@@ -49,6 +52,7 @@ impl ErrorCode {
         ErrorCode::UnknownTool,
         ErrorCode::InvalidArguments,
         ErrorCode::StartFailed,
+        ErrorCode::RunRefused,
     ];
 
     /// The number (613, 614...).
@@ -63,6 +67,7 @@ impl ErrorCode {
             ErrorCode::UnknownTool => 619,
             ErrorCode::InvalidArguments => 620,
             ErrorCode::StartFailed => 621,
+            ErrorCode::RunRefused => 622,
         }
     }
 
@@ -78,6 +83,7 @@ impl ErrorCode {
             ErrorCode::UnknownTool => "unknown_tool",
             ErrorCode::InvalidArguments => "invalid_arguments",
             ErrorCode::StartFailed => "start_failed",
+            ErrorCode::RunRefused => "run_refused",
         }
     }
 }

@@ -88,6 +88,12 @@ pub const DEFAULT_DENIED: &[&str] = &[
     "time",
     "parallel",
     "expect",
+    // programs that run a shell from their own language (`dc`'s `!`,
+    // `emacs --eval`) and have no table that could judge it; the restricted
+    // shell (launchers with tables, `npx` or `vim -c`, are judged there)
+    "dc",
+    "emacs",
+    "rbash",
     // network fetchers and remote shells
     "curl",
     "wget",
@@ -145,8 +151,34 @@ pub const DEFAULT_DENIED_INTERPRETERS: &[&str] = &[
     "runghc",
 ];
 
-/// Name prefixes denied as families (`mkfs.ext4`, `mkfs.vfat`...).
-pub const DEFAULT_DENIED_PREFIXES: &[&str] = &["mkfs."];
+/// Name prefixes denied as families (`mkfs.ext4`, `mkfs.vfat`...; the
+/// dynamic loader, which run as a program loads any readable program).
+pub const DEFAULT_DENIED_PREFIXES: &[&str] = &["mkfs.", "ld-linux", "ld-musl", "ld.so", "ld64.so"];
+
+/// Subcommands that turn an otherwise harmless program into a launcher of
+/// another command: `(program, subcommand)`.
+pub const DEFAULT_DENIED_SUBCOMMANDS: &[(&str, &str)] = &[
+    ("rustup", "run"),
+    ("pipx", "run"),
+    ("uv", "run"),
+    ("uv", "tool"),
+    ("npm", "exec"),
+    ("npm", "x"),
+    ("pnpm", "dlx"),
+    ("pnpm", "exec"),
+    ("yarn", "dlx"),
+    ("yarn", "exec"),
+    ("bun", "x"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("conda", "run"),
+    ("mamba", "run"),
+];
+
+/// Multi-call binaries that are judged by the name they are invoked by when
+/// reached through a link (`ls` → `coreutils`), and denied when invoked by
+/// their own name (`coreutils --coreutils-prog=rm`).
+pub const MULTI_CALL: &[&str] = &["coreutils"];
 
 /// Programs that no tool may run, matched however the program is written
 /// (`rm`, `/bin/rm`, `./rm`, `../bin/rm`: the last path component decides).
@@ -160,6 +192,9 @@ pub const DEFAULT_DENIED_PREFIXES: &[&str] = &["mkfs."];
 pub struct DenyList {
     names: BTreeSet<String>,
     prefixes: BTreeSet<String>,
+    /// Names lifted with `dangerous_allow`: a lifted name also lifts its
+    /// versioned family (`python3` lifts `python3.11`).
+    lifted: BTreeSet<String>,
 }
 
 impl Default for DenyList {
@@ -174,6 +209,7 @@ impl Default for DenyList {
                 .iter()
                 .map(|s| (*s).to_owned())
                 .collect(),
+            lifted: BTreeSet::new(),
         }
     }
 }
@@ -185,7 +221,11 @@ impl DenyList {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.names.extend(names.into_iter().map(Into::into));
+        for name in names {
+            let name = name.into();
+            self.lifted.remove(&name);
+            self.names.insert(name);
+        }
         self
     }
 
@@ -198,6 +238,7 @@ impl DenyList {
     {
         for name in names {
             self.names.remove(name.as_ref());
+            self.lifted.insert(name.as_ref().to_owned());
         }
         self
     }
@@ -211,6 +252,7 @@ impl DenyList {
         Self {
             names: names.into_iter().map(Into::into).collect(),
             prefixes: BTreeSet::new(),
+            lifted: BTreeSet::new(),
         }
     }
 
@@ -218,11 +260,50 @@ impl DenyList {
     /// path component decides, compared in ASCII lower case as well, so
     /// `SH` or `/usr/bin/Rm` (a copy or a case-insensitive file system) is
     /// denied like `sh` and `rm`.
+    ///
+    /// A versioned name belongs to its family: `python3.11` is judged as
+    /// `python3.11`, then `python3`, then `python`; the most specific name
+    /// that is denied or lifted decides.
     pub fn is_denied(&self, program: &str) -> bool {
         let name = program_name(program);
         let lower = name.to_ascii_lowercase();
-        [name, lower.as_str()].into_iter().any(|name| {
-            self.names.contains(name) || self.prefixes.iter().any(|p| name.starts_with(p.as_str()))
+        [name, lower.as_str()]
+            .into_iter()
+            .any(|name| self.family_denied(name))
+    }
+
+    fn family_denied(&self, name: &str) -> bool {
+        if self.prefixes.iter().any(|p| name.starts_with(p.as_str())) {
+            return true;
+        }
+        for member in family(name) {
+            if self.lifted.contains(member) {
+                return false;
+            }
+            if self.names.contains(member) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Whether `argv` reaches a denied program through a launcher
+    /// subcommand (`rustup run`, `npm exec`...) or invokes a multi-call
+    /// binary by its own name.
+    pub fn is_denied_launch(&self, argv: &[String]) -> bool {
+        let Some(program) = argv.first() else {
+            return false;
+        };
+        let name = program_name(program);
+        if MULTI_CALL.contains(&name) && !self.lifted.contains(name) {
+            return true;
+        }
+        let subcommand = argv.iter().skip(1).find(|a| !a.starts_with('-'));
+        subcommand.is_some_and(|sub| {
+            DEFAULT_DENIED_SUBCOMMANDS
+                .iter()
+                .any(|(p, s)| family(name).any(|m| m == *p) && sub == s)
+                && !self.lifted.contains(name)
         })
     }
 
@@ -230,6 +311,34 @@ impl DenyList {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.names.iter().map(String::as_str)
     }
+}
+
+/// A name and its versioned family, most specific first: `python3.11`,
+/// `python3`, `python`; `gcc-12`, `gcc`.
+pub fn family(name: &str) -> impl Iterator<Item = &str> {
+    let mut current = Some(name);
+    std::iter::from_fn(move || {
+        let this = current?;
+        let mut rest = this;
+        loop {
+            let trimmed = rest.trim_end_matches(|c: char| c.is_ascii_digit());
+            let trimmed = if trimmed.len() == rest.len() {
+                rest.trim_end_matches(['.', '-', '_'])
+            } else {
+                trimmed
+            };
+            if trimmed.len() == rest.len() || trimmed.is_empty() {
+                current = None;
+                break;
+            }
+            rest = trimmed;
+            if rest.ends_with(|c: char| c.is_ascii_alphanumeric()) {
+                current = Some(rest);
+                break;
+            }
+        }
+        Some(this)
+    })
 }
 
 /// The name a program is known by: the last path component of how it is
@@ -260,6 +369,39 @@ mod tests {
         for program in ["grep", "/usr/bin/find", "sed", "rmx", "form"] {
             assert!(!deny.is_denied(program), "{program}");
         }
+    }
+
+    #[test]
+    fn versioned_families_and_launchers() {
+        let deny = DenyList::default();
+        assert_eq!(
+            family("python3.11").collect::<Vec<_>>(),
+            ["python3.11", "python3", "python"]
+        );
+        assert_eq!(family("gcc-12").collect::<Vec<_>>(), ["gcc-12", "gcc"]);
+        assert_eq!(family("grep").collect::<Vec<_>>(), ["grep"]);
+        assert_eq!(family("7z").collect::<Vec<_>>(), ["7z"]);
+        for program in [
+            "python3.11",
+            "lua5.4",
+            "perl5.36.0",
+            "rbash",
+            "dc",
+            "ld-linux-x86-64.so.2",
+        ] {
+            assert!(deny.is_denied(program), "{program}");
+        }
+        for program in ["sha256sum", "base64", "md5sum", "b2sum", "gpg2"] {
+            assert!(!deny.is_denied(program), "{program}");
+        }
+        let lifted = DenyList::default().dangerous_allow(["python3"]);
+        assert!(!lifted.is_denied("python3.11"));
+        assert!(lifted.is_denied("python"), "only the lifted family");
+        let argv = |words: &[&str]| words.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+        assert!(deny.is_denied_launch(&argv(&["rustup", "run", "stable", "sh"])));
+        assert!(deny.is_denied_launch(&argv(&["coreutils", "--coreutils-prog=rm"])));
+        assert!(!deny.is_denied_launch(&argv(&["rustup", "show"])));
+        assert!(!deny.is_denied_launch(&argv(&["npm", "ls"])));
     }
 
     #[test]

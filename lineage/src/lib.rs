@@ -130,7 +130,8 @@ pub use chars::REFUSED_CHARACTERS;
 pub use codes::ErrorCode;
 pub use command::CommandTool;
 pub use deny::{
-    DEFAULT_DENIED, DEFAULT_DENIED_INTERPRETERS, DEFAULT_DENIED_PREFIXES, DenyList, program_name,
+    DEFAULT_DENIED, DEFAULT_DENIED_INTERPRETERS, DEFAULT_DENIED_PREFIXES,
+    DEFAULT_DENIED_SUBCOMMANDS, DenyList, MULTI_CALL, family, program_name,
 };
 pub use dispatch::{Dispatcher, ToolInfo};
 pub use export::{SchemaFormat, export};

@@ -14,6 +14,7 @@ use jig_policy::{
 };
 
 use crate::Registry;
+use crate::runpoint::{Guard, RunPoint};
 
 /// Where descriptor tools come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,6 +79,7 @@ pub struct FullPreset {
     root: PathBuf,
     limits: Limits,
     containment: Option<Containment>,
+    allow_workspace_programs: bool,
     search_path: Option<Vec<PathBuf>>,
     builtins: bool,
     descriptors: DescriptorSource,
@@ -110,6 +112,7 @@ impl FullPreset {
             root: root.into(),
             limits: Limits::default(),
             containment: Some(Containment::best_effort()),
+            allow_workspace_programs: false,
             search_path: None,
             builtins: true,
             descriptors: DescriptorSource::Default,
@@ -137,6 +140,14 @@ impl FullPreset {
     /// program does. See `KernelBuilder::dangerous_no_containment`.
     pub fn dangerous_no_containment(mut self) -> Self {
         self.containment = None;
+        self
+    }
+
+    /// Lets tools run programs that resolve inside the workspace (a
+    /// template naming `./build.sh`). The model may be able to write those
+    /// files: only for workspaces the model cannot change.
+    pub fn dangerous_allow_workspace_programs(mut self) -> Self {
+        self.allow_workspace_programs = true;
         self
     }
 
@@ -280,6 +291,7 @@ impl FullPreset {
             }
             tools.push(tool);
         }
+        let mut exec_tool: Option<Arc<dyn Tool>> = None;
         if let Some(config) = self.exec {
             let exec = config.deny(self.deny.clone()).build();
             if tools.iter().any(|t| t.name() == exec.name()) {
@@ -287,7 +299,9 @@ impl FullPreset {
                     name: exec.name().to_owned(),
                 });
             }
-            tools.push(Arc::new(exec));
+            let exec: Arc<dyn Tool> = Arc::new(exec);
+            exec_tool = Some(exec.clone());
+            tools.push(exec);
         }
         let mut budgets = self.budgets;
         if let Some(bytes) = self.exec_budget {
@@ -324,6 +338,19 @@ impl FullPreset {
         if let Some(enabled) = &self.policy.enabled {
             tools.retain(|t| enabled.iter().any(|e| e == t.name()));
         }
+        // The run point: every tool, whatever its form or author, behind the
+        // same adapter.
+        let guard = Arc::new(Guard {
+            deny: self.deny.clone(),
+            allow_workspace_programs: self.allow_workspace_programs,
+        });
+        let tools: Vec<Arc<dyn Tool>> = tools
+            .into_iter()
+            .map(|tool| {
+                let own_exec = exec_tool.as_ref().is_some_and(|e| Arc::ptr_eq(e, &tool));
+                Arc::new(RunPoint::wrap(tool, guard.clone(), own_exec)) as Arc<dyn Tool>
+            })
+            .collect();
         let chain = Chain::new()
             .with(PolicyMiddleware::new(policy.clone()))
             .with(ApprovalMiddleware::new(self.approver));

@@ -18,8 +18,20 @@
 //!   do instead; the registry never panics on model input. An unknown tool
 //!   name answers with the list of available tools; arguments sent as a JSON
 //!   string are accepted.
-//! - One deny-binaries list covers every form: built-ins, descriptors,
-//!   code-form tools and the exec tool.
+//! - **One run point.** `build` wraps every tool (built-in, descriptor,
+//!   code-form, the exec tool, any `Tool` an integrator adds) in the same
+//!   adapter, so dispatch, dry runs, the read-only class and approvals all
+//!   see the invocation it vetted. On the final argv it applies the
+//!   preset's deny list by invoked name, resolved target, versioned family
+//!   (`python3.11`), `#!` interpreter, `/etc/shells` membership, launcher
+//!   subcommand (`rustup run`) and multi-call binary; refuses a program
+//!   inside the workspace unless
+//!   [`dangerous_allow_workspace_programs`](FullPreset::dangerous_allow_workspace_programs);
+//!   refuses environment variables a tool may not set (`LD_PRELOAD`,
+//!   `PAGER`...: only a few neutral keys, and git's hardening for git); and
+//!   judges the argv by its program's table (a filled `sed` script like an
+//!   exec `sed` script), adding git's configuration neutralization to the
+//!   environment for every form. Refusals are 622 (`run_refused`).
 //! - A bad descriptor file is reported (613) and skipped; the rest load.
 //! - Every call emits one audit event through `tracing` and, when a sink is
 //!   set, one JSON line.
@@ -73,6 +85,7 @@
 mod builder;
 mod dispatcher;
 mod registry;
+mod runpoint;
 mod wiring;
 
 pub use builder::{Built, FullPreset, PresetError};

@@ -76,9 +76,12 @@ pub(crate) fn allowing(programs: &[&str]) -> ExecTool {
 /// an allow-list name), for judging layers 3 and 4 alone.
 pub(crate) fn allowing_program_of(command: &str) -> ExecTool {
     let program = command.split_whitespace().next().unwrap_or_default();
-    // Interpreters are on the default deny list; their option tables are
-    // still tested, as an integrator who lifts the deny would rely on them.
-    let deny = if DEFAULT_DENIED_INTERPRETERS.contains(&program) {
+    // Interpreters (and their versioned names, `python3.11`) are on the
+    // default deny list; their option tables are still tested, as an
+    // integrator who lifts the deny would rely on them.
+    let interpreter =
+        jig_lineage::family(program).any(|m| DEFAULT_DENIED_INTERPRETERS.contains(&m));
+    let deny = if interpreter {
         DenyList::default().dangerous_allow([program])
     } else {
         DenyList::default()

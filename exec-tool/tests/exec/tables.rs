@@ -67,7 +67,7 @@ fn unknown_programs_get_the_generic_rules() {
         ("cp README.md symlink_to_root/tmp/x", Some("exec.path")),
         ("xxd --out=/tmp/x README.md", Some("exec.path")),
         ("xxd -o/tmp/x README.md", Some("exec.path")),
-        ("rsync2 --files-from=host:/etc/x a", Some("exec.path")),
+        ("xfer --files-from=host:/etc/x a", Some("exec.path")),
         ("cp fifo x", Some("exec.path")),
     ];
     for (command, layer) in cases {

@@ -6,6 +6,7 @@ mod builtin;
 mod chars;
 mod command;
 mod corpus;
+mod deny;
 mod path;
 mod schema;
 mod spec;

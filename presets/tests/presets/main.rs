@@ -5,6 +5,7 @@
 mod builder;
 mod exec;
 mod registry;
+mod runpoint;
 mod schema;
 
 use std::path::Path;

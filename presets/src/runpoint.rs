@@ -1,0 +1,284 @@
+//! The run point: the one adapter [`FullPreset::build`] wraps around every
+//! tool, whatever its form or author, so that every invocation the
+//! registry dispatches, dry-runs, classes or sends for approval is the one
+//! vetted here.
+//!
+//! On the final argv of every form it checks, in order:
+//!
+//! 1. the preset's deny list on the program by the name it is invoked by,
+//!    by its resolved target (a link named `pyrun` to `python3.11` is
+//!    `python3.11`, of the `python3` family), by the `#!` interpreter of a
+//!    script, by membership of `/etc/shells`, and launcher subcommands
+//!    (`rustup run`, `npm exec`) and multi-call binaries;
+//! 2. a program that resolves inside the workspace (which the model may be
+//!    able to write) is refused unless the integrator called
+//!    `dangerous_allow_workspace_programs`;
+//! 3. the environment a tool asks for: only a few neutral keys, and git's
+//!    hardening keys for git;
+//! 4. the program's table on the final argv (for every form but the
+//!    preset's own exec tool, which applied the same tables to its command),
+//!    and git's hardening added to the environment for every form.
+//!
+//! [`FullPreset::build`]: crate::FullPreset::build
+
+use std::collections::BTreeSet;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use jig_lineage::{
+    CheckContext, DenyList, ErrorCode, Invocation, Refusal, Tool, ToolAudit, ToolForm, program_name,
+};
+use serde_json::Value;
+
+/// Environment keys any tool may set for its program.
+const NEUTRAL_ENV: &[&str] = &[
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "COLUMNS",
+    "LINES",
+    "NO_COLOR",
+    "TERM",
+];
+
+/// What the run point enforces, shared by the adapters of one preset.
+#[derive(Debug)]
+pub(crate) struct Guard {
+    pub(crate) deny: DenyList,
+    pub(crate) allow_workspace_programs: bool,
+}
+
+/// One tool behind the run point.
+pub(crate) struct RunPoint {
+    inner: Arc<dyn Tool>,
+    guard: Arc<Guard>,
+    /// The preset's own exec tool, which judged its command by the same
+    /// program tables (an integrator's tool that says it is of the exec
+    /// form is still judged here).
+    judged_by_tables: bool,
+}
+
+impl RunPoint {
+    pub(crate) fn wrap(inner: Arc<dyn Tool>, guard: Arc<Guard>, judged_by_tables: bool) -> Self {
+        Self {
+            inner,
+            guard,
+            judged_by_tables,
+        }
+    }
+}
+
+impl Tool for RunPoint {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn description(&self) -> &str {
+        self.inner.description()
+    }
+
+    fn form(&self) -> ToolForm {
+        self.inner.form()
+    }
+
+    fn input_schema(&self) -> &Value {
+        self.inner.input_schema()
+    }
+
+    fn check(&self, arguments: &Value, context: &CheckContext<'_>) -> Result<Invocation, Refusal> {
+        let invocation = self.inner.check(arguments, context)?;
+        self.guard.vet(invocation, context, self.judged_by_tables)
+    }
+
+    fn audit(&self) -> ToolAudit {
+        self.inner.audit()
+    }
+}
+
+fn refused(message: String) -> Refusal {
+    Refusal::new(ErrorCode::RunRefused, "run.program", message)
+}
+
+impl Guard {
+    /// The invocation, vetted (and hardened), or the refusal.
+    pub(crate) fn vet(
+        &self,
+        mut invocation: Invocation,
+        context: &CheckContext<'_>,
+        judged_by_tables: bool,
+    ) -> Result<Invocation, Refusal> {
+        let Some(program) = invocation.argv.first().cloned() else {
+            return Err(refused("the command is empty".to_owned()));
+        };
+        self.vet_program(&program, &invocation.argv, context)?;
+        vet_env(&invocation)?;
+        if !judged_by_tables {
+            let verdict = jig_exec_tool::judge_argv(&invocation.argv, context)?;
+            for (key, value) in verdict.env {
+                invocation.env.retain(|(k, _)| *k != key);
+                invocation.env.push((key, value));
+            }
+        }
+        Ok(invocation)
+    }
+
+    fn vet_program(
+        &self,
+        program: &str,
+        argv: &[String],
+        context: &CheckContext<'_>,
+    ) -> Result<(), Refusal> {
+        let deny = &self.deny;
+        let denied = |what: &str, name: &str| {
+            refused(format!(
+                "`{program}` is not allowed: {what} `{name}` is on the deny list; use a tool \
+                 that runs an allowed program"
+            ))
+        };
+        if deny.is_denied(program) {
+            return Err(denied("the program", program_name(program)));
+        }
+        if deny.is_denied_launch(argv) {
+            return Err(refused(format!(
+                "`{}` launches another program; use a tool that runs an allowed program directly",
+                argv.iter().take(2).cloned().collect::<Vec<_>>().join(" ")
+            )));
+        }
+        let Some(target) = resolve(program, context) else {
+            // Not found: the kernel reports it (621).
+            return Ok(());
+        };
+        let target_name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let invoked = program_name(program);
+        let multi_call = jig_lineage::MULTI_CALL.contains(&target_name.as_str());
+        if !multi_call && deny.is_denied(&target_name) {
+            return Err(denied(
+                &format!("it resolves to {} and", target.display()),
+                &target_name,
+            ));
+        }
+        if let Some(shell) = shell_entries(&target)
+            .into_iter()
+            .find(|name| deny.is_denied(name))
+        {
+            return Err(denied("it is the shell", &shell));
+        }
+        if let Some(interpreter) = interpreter(&target) {
+            let name = program_name(&interpreter).to_owned();
+            let resolved = std::fs::canonicalize(&interpreter).ok();
+            let resolved_name = resolved
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if deny.is_denied(&name) || deny.is_denied(&resolved_name) {
+                return Err(denied("its `#!` interpreter", &name));
+            }
+        }
+        if target.starts_with(context.root) && !self.allow_workspace_programs {
+            return Err(refused(format!(
+                "`{invoked}` is a program inside the workspace, which the model may be able to \
+                 change; only installed programs run"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Refuses environment keys a tool may not set: anything but a few neutral
+/// ones, and git's hardening keys for git.
+fn vet_env(invocation: &Invocation) -> Result<(), Refusal> {
+    let git = invocation
+        .argv
+        .first()
+        .is_some_and(|p| program_name(p) == "git");
+    for (key, _) in &invocation.env {
+        if NEUTRAL_ENV.contains(&key.as_str()) || (git && git_key(key)) {
+            continue;
+        }
+        return Err(Refusal::new(
+            ErrorCode::RunRefused,
+            "run.env",
+            format!(
+                "the tool asks to set `{key}` for its program, which no tool may set (it can \
+                 change what the program loads or runs)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn git_key(key: &str) -> bool {
+    let indexed = |prefix: &str| {
+        key.strip_prefix(prefix)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    jig_exec_tool::GIT_ENV.iter().any(|(k, _)| *k == key)
+        || key == "GIT_CEILING_DIRECTORIES"
+        || key == "GIT_CONFIG_COUNT"
+        || indexed("GIT_CONFIG_KEY_")
+        || indexed("GIT_CONFIG_VALUE_")
+}
+
+/// The canonical file `program` runs, found as the kernel finds it: a bare
+/// name on the search path, a path with a `/` from the workspace root.
+fn resolve(program: &str, context: &CheckContext<'_>) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |path: &Path| {
+        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    let found = if program.contains('/') {
+        Some(context.root.join(program)).filter(|p| executable(p))
+    } else {
+        context
+            .search_path
+            .iter()
+            .map(|dir| dir.join(program))
+            .find(|p| executable(p))
+    };
+    std::fs::canonicalize(found?).ok()
+}
+
+/// The interpreter a `#!` script names.
+fn interpreter(target: &Path) -> Option<String> {
+    let mut head = [0u8; 256];
+    let mut file = std::fs::File::open(target).ok()?;
+    let len = file.read(&mut head).ok()?;
+    let line = head.get(..len)?.strip_prefix(b"#!")?;
+    let line = line.split(|&b| b == b'\n').next()?;
+    let word = line
+        .split(|&b| b == b' ' || b == b'\t')
+        .find(|w| !w.is_empty())?;
+    Some(String::from_utf8_lossy(word).into_owned())
+}
+
+/// The names of the shells of `/etc/shells` that are `target` (`sh` for
+/// `/usr/bin/dash` where `/bin/sh` links to it).
+fn shell_entries(target: &Path) -> Vec<String> {
+    static SHELLS: OnceLock<Vec<(PathBuf, String)>> = OnceLock::new();
+    let shells = SHELLS.get_or_init(|| {
+        let text = std::fs::read_to_string("/etc/shells").unwrap_or_default();
+        let mut seen = BTreeSet::new();
+        text.lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with('/'))
+            .filter_map(|l| {
+                let canonical = std::fs::canonicalize(l).ok()?;
+                let name = program_name(l).to_owned();
+                seen.insert((canonical.clone(), name.clone()))
+                    .then_some((canonical, name))
+            })
+            .collect()
+    });
+    shells
+        .iter()
+        .filter(|(canonical, _)| canonical == target)
+        .map(|(_, name)| name.clone())
+        .collect()
+}

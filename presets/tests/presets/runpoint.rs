@@ -1,0 +1,336 @@
+//! The run point: every form, and any integrator's `Tool`, is vetted on its
+//! final argv before the kernel sees it. Every case goes through
+//! `Registry::dispatch`.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use jig_exec_tool::{AllowList, ExecConfig};
+use jig_lineage::{
+    CheckContext, CommandSpec, CommandTool, DenyList, ErrorCode, Invocation, Refusal, Tool,
+    ToolAudit, ToolForm, ToolResult,
+};
+use jig_presets::FullPreset;
+use serde_json::{Value, json};
+
+use crate::Fixture;
+
+fn refusal(result: &ToolResult) -> &Refusal {
+    result
+        .refusal()
+        .unwrap_or_else(|| panic!("expected a refusal, got {}", result.text()))
+}
+
+fn code_tool(name: &str, template: &str, deny: &DenyList) -> CommandTool {
+    CommandTool::build(
+        CommandSpec::new(name, "A test tool", template),
+        deny,
+        ToolForm::Command,
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_code_tool_built_with_a_looser_deny_list_is_refused_at_the_run_point() {
+    let fixture = Fixture::new();
+    let looser = DenyList::default().dangerous_allow(["env"]);
+    let registry = FullPreset::new(fixture.root())
+        .with_command_tools([code_tool("show_env", "env", &looser)])
+        .build()
+        .unwrap()
+        .registry;
+    let result = registry.dispatch("show_env", &json!({}));
+    let refusal = refusal(&result);
+    assert_eq!(refusal.code, ErrorCode::RunRefused);
+    assert!(refusal.message.contains("env"), "{}", refusal.message);
+    assert!(registry.dry_run("show_env", &json!({})).is_err());
+    assert!(!registry.is_concurrency_safe("show_env", &json!({})));
+}
+
+/// An integrator's own `Tool`, which could return anything from `check`.
+struct Integrators {
+    invocation: Invocation,
+    schema: Value,
+}
+
+impl Tool for Integrators {
+    fn name(&self) -> &str {
+        "integrators"
+    }
+    fn description(&self) -> &str {
+        "an integrator's tool"
+    }
+    fn form(&self) -> ToolForm {
+        // Claiming the exec form does not skip the tables.
+        ToolForm::Exec
+    }
+    fn input_schema(&self) -> &Value {
+        &self.schema
+    }
+    fn check(&self, _: &Value, _: &CheckContext<'_>) -> Result<Invocation, Refusal> {
+        Ok(self.invocation.clone())
+    }
+    fn audit(&self) -> ToolAudit {
+        ToolAudit::new(ToolForm::Exec, vec![], "", vec![], "")
+    }
+}
+
+fn integrator_registry(root: &Path, invocation: Invocation) -> jig_presets::Registry {
+    FullPreset::new(root)
+        .with_tool(Arc::new(Integrators {
+            invocation,
+            schema: json!({"type": "object"}),
+        }))
+        .build()
+        .unwrap()
+        .registry
+}
+
+#[test]
+fn an_integrators_tool_cannot_set_ld_preload_or_run_a_denied_program() {
+    let fixture = Fixture::new();
+    for (invocation, layer) in [
+        (
+            Invocation::new(vec!["ls".into()]).with_env("LD_PRELOAD", "/tmp/x.so"),
+            "run.env",
+        ),
+        (
+            Invocation::new(vec!["ls".into()]).with_env("PAGER", "sh"),
+            "run.env",
+        ),
+        (
+            Invocation::new(vec!["cat".into(), "notes.txt".into()])
+                .with_env("GIT_CONFIG_COUNT", "0"),
+            "run.env",
+        ),
+        (Invocation::new(vec!["/bin/bash".into()]), "run.program"),
+        (
+            Invocation::new(vec!["python3.11".into(), "-V".into()]),
+            "run.program",
+        ),
+        (
+            Invocation::new(vec!["sed".into(), "-n".into(), "1w /tmp/x".into()]),
+            "run.flags",
+        ),
+    ] {
+        let registry = integrator_registry(fixture.root(), invocation.clone());
+        let result = registry.dispatch("integrators", &json!({}));
+        let refusal = refusal(&result);
+        assert_eq!(refusal.code, ErrorCode::RunRefused, "{invocation:?}");
+        assert_eq!(refusal.layer, layer, "{invocation:?}: {}", refusal.message);
+    }
+    // A neutral variable is fine.
+    let registry = integrator_registry(
+        fixture.root(),
+        Invocation::new(vec!["ls".into()]).with_env("LC_ALL", "C"),
+    );
+    let result = registry.dispatch("integrators", &json!({}));
+    assert_eq!(
+        result.outcome().unwrap().exit_code(),
+        Some(0),
+        "{}",
+        result.text()
+    );
+}
+
+#[test]
+fn denied_families_targets_and_launchers_for_every_form() {
+    let fixture = Fixture::new();
+    let deny = DenyList::default();
+    // Code form and descriptor form: refused when built or loaded.
+    for template in ["rbash -c x", "python3.11 -V", "dc -e 1", "lua5.4 -v"] {
+        let built = CommandTool::build(
+            CommandSpec::new("t", "A test tool", template),
+            &deny,
+            ToolForm::Command,
+        );
+        assert!(built.is_err(), "{template} was built");
+    }
+    // A link named like a harmless program to an interpreter: refused by
+    // its target, at the run point, for the exec form too.
+    let bin = tempfile::tempdir().unwrap();
+    let python = std::fs::canonicalize("/usr/bin/python3").unwrap();
+    std::os::unix::fs::symlink(&python, bin.path().join("pyrun")).unwrap();
+    let registry = FullPreset::new(fixture.root())
+        .with_search_path([bin.path(), Path::new("/usr/bin"), Path::new("/bin")])
+        .with_command_tools([code_tool("pyrun", "pyrun -V", &deny)])
+        .with_exec(ExecConfig::default().allow(AllowList::new(["pyrun", "rustup"]).unwrap()))
+        .build()
+        .unwrap()
+        .registry;
+    for (tool, arguments) in [
+        ("pyrun", json!({})),
+        ("exec", json!({"command": "pyrun -V"})),
+        ("exec", json!({"command": "rustup run stable sh"})),
+    ] {
+        let result = registry.dispatch(tool, &arguments);
+        let refusal = refusal(&result);
+        assert!(
+            matches!(refusal.code, ErrorCode::RunRefused | ErrorCode::ExecRefused),
+            "{tool} {arguments}: {}",
+            refusal.message
+        );
+    }
+}
+
+#[test]
+fn workspace_programs_and_their_interpreters() {
+    let fixture = Fixture::new();
+    let script = fixture.root().join("build.sh");
+    std::fs::write(&script, "#!/bin/sh\necho built\n").unwrap();
+    let binary = fixture.root().join("tool");
+    std::fs::copy("/bin/echo", &binary).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    for path in [&script, &binary] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let deny = DenyList::default();
+    let tools = || {
+        [
+            code_tool("build", "./build.sh", &deny),
+            code_tool("tool", "./tool hi", &deny),
+        ]
+    };
+    let registry = FullPreset::new(fixture.root())
+        .with_command_tools(tools())
+        .build()
+        .unwrap()
+        .registry;
+    let result = registry.dispatch("build", &json!({}));
+    assert!(
+        refusal(&result).message.contains("interpreter"),
+        "{}",
+        result.text()
+    );
+    let result = registry.dispatch("tool", &json!({}));
+    assert!(
+        refusal(&result).message.contains("inside the workspace"),
+        "{}",
+        result.text()
+    );
+    // Deliberately allowed: the binary runs; the script's `sh` stays denied.
+    let registry = FullPreset::new(fixture.root())
+        .with_command_tools(tools())
+        .dangerous_allow_workspace_programs()
+        .dangerous_no_containment()
+        .build()
+        .unwrap()
+        .registry;
+    let result = registry.dispatch("tool", &json!({}));
+    assert_eq!(result.text(), "exit: 0\noutput: hi\n");
+    assert!(registry.dispatch("build", &json!({})).refusal().is_some());
+}
+
+#[test]
+fn a_readme_style_sed_descriptor_without_a_pattern_is_judged_by_seds_grammar() {
+    let fixture = Fixture::new();
+    let tools = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tools.path().join("print_lines.tool.json"),
+        r#"{
+  "name": "print_lines",
+  "description": "Print lines of a file",
+  "command": "sed -n {range}p {path}",
+  "arguments": {
+    "range": {"type": "string", "description": "Line range", "required": true},
+    "path": {"type": "path", "description": "File", "required": true}
+  }
+}"#,
+    )
+    .unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("written");
+    let registry = FullPreset::new(fixture.root())
+        .with_descriptor_dir(tools.path())
+        .dangerous_no_containment()
+        .build()
+        .unwrap()
+        .registry;
+    let ok = registry.dispatch("print_lines", &json!({"range": "2", "path": "notes.txt"}));
+    assert_eq!(ok.text(), "exit: 0\noutput: TODO: write tests\n");
+    let range = format!("1w{}", target.display());
+    let result = registry.dispatch("print_lines", &json!({"range": range, "path": "notes.txt"}));
+    assert_eq!(
+        refusal(&result).code,
+        ErrorCode::RunRefused,
+        "{}",
+        result.text()
+    );
+    assert!(!target.exists());
+}
+
+#[test]
+fn a_descriptor_git_tool_never_runs_the_repositorys_programs() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    let git = |args: &[&str]| {
+        let kernel = jig_kernel::Kernel::builder(root)
+            .dangerous_no_containment()
+            .build()
+            .unwrap();
+        let mut argv = vec![
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+        ];
+        argv.extend_from_slice(args);
+        kernel
+            .run_with(
+                &argv,
+                &jig_kernel::RunOptions::new(kernel.limits())
+                    .with_access(jig_kernel::Access::WriteWorkspace),
+            )
+            .unwrap()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "notes.txt"]);
+    git(&["commit", "-qm", "init"]);
+    std::fs::write(root.join("notes.txt"), "changed\n").unwrap();
+    std::fs::write(root.join(".gitattributes"), "*.txt diff=y filter=x\n").unwrap();
+    let config = root.join(".git/config");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(
+        "[core]\n\tfsmonitor = touch fsmonitor-ran; false\n\
+         [diff \"y\"]\n\ttextconv = touch textconv-ran; cat\n\
+         [filter \"x\"]\n\tclean = touch clean-ran; cat\n",
+    );
+    std::fs::write(&config, text).unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    for (name, command) in [
+        ("git_status", "git status --short"),
+        ("git_diff", "git diff"),
+    ] {
+        std::fs::write(
+            tools.path().join(format!("{name}.tool.json")),
+            format!(
+                r#"{{"name": "{name}", "description": "git", "command": "{command}", "arguments": {{}}, "read_only": true}}"#
+            ),
+        )
+        .unwrap();
+    }
+    // Without containment, so that only the run point's hardening stands
+    // between the repository's configuration and a program.
+    let registry = FullPreset::new(root)
+        .with_descriptor_dir(tools.path())
+        .dangerous_no_containment()
+        .build()
+        .unwrap()
+        .registry;
+    for tool in ["git_status", "git_diff"] {
+        let result = registry.dispatch(tool, &json!({}));
+        assert!(result.outcome().is_some(), "{tool}: {}", result.text());
+    }
+    for marker in ["fsmonitor-ran", "textconv-ran", "clean-ran"] {
+        assert!(!root.join(marker).exists(), "{marker}");
+    }
+    // Control: plain git runs them, so the repository really is hostile.
+    git(&["status"]);
+    git(&["diff"]);
+    assert!(
+        ["fsmonitor-ran", "textconv-ran", "clean-ran"]
+            .iter()
+            .any(|m| root.join(m).exists())
+    );
+}
