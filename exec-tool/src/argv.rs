@@ -8,7 +8,7 @@ use crate::gitenv::git_env;
 use crate::spec::{self, Lookup};
 
 /// What a program's table says of an argv it accepts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ProgramVerdict {
     /// Whether a table knows the program (a program without one gets no
@@ -18,6 +18,9 @@ pub struct ProgramVerdict {
     pub read_only: bool,
     /// Variables the run needs (git's configuration neutralized).
     pub env: Vec<(String, String)>,
+    /// The arguments (or parts of them) that name files, as written; for a
+    /// program without a table, every operand and path-like option value.
+    pub paths: Vec<String>,
 }
 
 /// Judges `argv` (program first, as it will run) by its program's table:
@@ -55,10 +58,16 @@ fn judge(argv: &[String], context: &CheckContext<'_>) -> Result<ProgramVerdict, 
         }
         Lookup::Spec(found) => spec::judge(name, found, args)?,
         Lookup::Generic => {
+            // No table: no verdict, but the operands are still reported so
+            // that protected paths can be checked.
+            let paths = spec::judge_generic(name, args)
+                .map(|judged| judged.paths)
+                .unwrap_or_default();
             return Ok(ProgramVerdict {
                 known: false,
                 read_only: false,
                 env: Vec::new(),
+                paths,
             });
         }
     };
@@ -77,5 +86,6 @@ fn judge(argv: &[String], context: &CheckContext<'_>) -> Result<ProgramVerdict, 
         known: true,
         read_only: judged.class.is_read_only(),
         env,
+        paths: judged.paths,
     })
 }

@@ -228,14 +228,11 @@ fn assignment_name(word: &Word) -> Option<&str> {
     (valid && bare).then_some(name)
 }
 
-/// Characters that people cannot see, that reorder text, or that look like
-/// a blank without separating words (Unicode spaces other than space and
-/// tab).
+/// Characters that people cannot see, that reorder text (the lineage's
+/// one classifier), or that look like a blank without separating words
+/// (Unicode spaces other than space and tab).
 fn is_invisible(c: char) -> bool {
-    (c.is_whitespace() && c != ' ' && c != '\t')
-        || matches!(c,
-        '\u{00AD}' | '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}'
-        | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+    (c.is_whitespace() && c != ' ' && c != '\t') || (c != '\t' && jig_lineage::is_invisible(c))
 }
 
 /// Characters that never need a backslash: escaping one only obfuscates.

@@ -26,6 +26,8 @@ pub struct Kernel {
     tmp_base: PathBuf,
     containment: Containment,
     plan: Option<Arc<Plan>>,
+    read_only: Vec<PathBuf>,
+    mask: Option<fn(&str) -> bool>,
 }
 
 /// Configures a [`Kernel`]; `build` checks the root.
@@ -38,6 +40,8 @@ pub struct KernelBuilder {
     home: PathBuf,
     extra_env: Vec<(OsString, OsString)>,
     containment: Containment,
+    read_only: Vec<PathBuf>,
+    mask: Option<fn(&str) -> bool>,
 }
 
 /// The default `HOME` of children: a folder that does not exist, so no
@@ -56,6 +60,8 @@ impl Kernel {
             home: PathBuf::from(DEFAULT_HOME),
             extra_env: Vec::new(),
             containment: Containment::best_effort(),
+            read_only: Vec::new(),
+            mask: None,
         }
     }
 
@@ -78,9 +84,13 @@ impl Kernel {
     /// ([`Confinement::none`] after
     /// [`dangerous_no_containment`](KernelBuilder::dangerous_no_containment)).
     pub fn confinement(&self) -> Confinement {
-        self.plan
+        let mut confinement = self
+            .plan
             .as_ref()
-            .map_or_else(Confinement::none, |plan| plan.confinement.clone())
+            .map_or_else(Confinement::none, |plan| plan.confinement.clone());
+        confinement.protected_paths =
+            confinement.namespaces && (!self.read_only.is_empty() || self.mask.is_some());
+        confinement
     }
 
     /// The containment this kernel was asked for.
@@ -90,6 +100,22 @@ impl Kernel {
 
     pub(crate) fn plan(&self) -> Option<&Plan> {
         self.plan.as_deref()
+    }
+
+    /// The paths (relative to the root, or absolute inside it) that every
+    /// call sees read-only, where a mount namespace is available.
+    pub fn read_only_paths(&self) -> &[PathBuf] {
+        &self.read_only
+    }
+
+    /// Whether the kernel hides secret files from every call (where a
+    /// mount namespace is available).
+    pub fn masks_files(&self) -> bool {
+        self.mask.is_some()
+    }
+
+    pub(crate) fn mask(&self) -> Option<fn(&str) -> bool> {
+        self.mask
     }
 
     /// The folder under which each call gets its private temporary folder.
@@ -216,6 +242,28 @@ impl KernelBuilder {
         self
     }
 
+    /// Keeps these paths (relative to the root, or absolute inside it)
+    /// read-only in every call, whatever its access, by read-only bind
+    /// mounts in the call's mount namespace (where there is one). A path
+    /// that does not exist when a call starts is skipped for that call.
+    pub fn read_only_paths<I, P>(mut self, paths: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.read_only.extend(paths.into_iter().map(Into::into));
+        self
+    }
+
+    /// Hides the files of the workspace whose names `matcher` accepts (in
+    /// the root and the folders right below it) behind `/dev/null` in every
+    /// call, where the call has a mount namespace: reading them gives
+    /// nothing, writing them changes nothing.
+    pub fn mask_files(mut self, matcher: fn(&str) -> bool) -> Self {
+        self.mask = Some(matcher);
+        self
+    }
+
     /// Runs every call without operating-system containment: no Landlock,
     /// no seccomp, no namespaces. Only the argument layers above and the
     /// process group bound what a program does. For systems where
@@ -280,6 +328,8 @@ impl KernelBuilder {
             tmp_base,
             containment: self.containment,
             plan,
+            read_only: self.read_only,
+            mask: self.mask,
         })
     }
 }

@@ -135,6 +135,8 @@ fn supervise_contained<S: AsRef<OsStr>>(
         limits: &limits,
         access: options.access,
         helpers: &options.helpers,
+        read_only: kernel.read_only_paths(),
+        mask: kernel.mask(),
     };
     let start = Instant::now();
     let started = contain::start(&request, writer)?;

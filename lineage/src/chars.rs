@@ -40,23 +40,28 @@ fn classify(c: char) -> Option<CharClass> {
     })
 }
 
-/// Format characters that are invisible or change the direction of text:
-/// they make a value read differently from what runs (Trojan Source), or
-/// smuggle text past a reader (tag characters).
-fn is_invisible(c: char) -> bool {
+/// Whether `c` is a character people cannot see or that changes how text
+/// reads: the one classifier of slot values and exec commands, derived from
+/// Unicode properties (not from a list of examples): general categories
+/// Control (C0 and C1), Format, Line and Paragraph Separator, and the
+/// Default_Ignorable_Code_Point, Bidi_Control and Variation_Selector
+/// properties. Such characters make a value read differently from what runs
+/// (Trojan Source), or smuggle text past a reader (tag characters).
+pub fn is_invisible(c: char) -> bool {
+    use icu_properties::props::{
+        BidiControl, DefaultIgnorableCodePoint, GeneralCategory, VariationSelector,
+    };
+    use icu_properties::{CodePointMapData, CodePointSetData};
+    let category = CodePointMapData::<GeneralCategory>::new().get(c);
     matches!(
-        c,
-        '\u{00AD}'
-            | '\u{061C}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200F}'
-            | '\u{202A}'..='\u{202E}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{2066}'..='\u{206F}'
-            | '\u{FEFF}'
-            | '\u{FFF9}'..='\u{FFFB}'
-            | '\u{E0000}'..='\u{E007F}'
-    )
+        category,
+        GeneralCategory::Control
+            | GeneralCategory::Format
+            | GeneralCategory::LineSeparator
+            | GeneralCategory::ParagraphSeparator
+    ) || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || CodePointSetData::new::<BidiControl>().contains(c)
+        || CodePointSetData::new::<VariationSelector>().contains(c)
 }
 
 /// A readable name for `c`: `a space`, `a tab (U+0009)`, `U+202E`...

@@ -115,6 +115,7 @@ mod dispatch;
 mod export;
 mod path;
 mod pointer;
+mod protected;
 mod schema;
 mod slot;
 mod spec;
@@ -126,7 +127,7 @@ pub use builtin::{
     BUILTIN_NAMES, builtin_specs, builtin_tools, find_spec, find_tool, grep_spec, grep_tool,
     sed_print_spec, sed_print_tool,
 };
-pub use chars::REFUSED_CHARACTERS;
+pub use chars::{REFUSED_CHARACTERS, is_invisible};
 pub use codes::ErrorCode;
 pub use command::CommandTool;
 pub use deny::{
@@ -137,6 +138,7 @@ pub use dispatch::{Dispatcher, ToolInfo};
 pub use export::{SchemaFormat, export};
 pub use path::{PathRefusal, confine_path};
 pub use pointer::{escape_pointer_segment, unescape_pointer_segment};
+pub use protected::{PROTECTED_PATHS, Protected, is_secret_name};
 pub use slot::{SlotSpec, SlotType};
 pub use spec::{CommandSpec, SpecError};
 pub use template::{SlotName, Template, TemplateError, Token};

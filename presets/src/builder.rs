@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use jig_exec_tool::{AllowList, EXEC_TOOL_NAME, ExecConfig, ExecTool};
 use jig_kernel::{Containment, Kernel, KernelError, Limits};
-use jig_lineage::{DenyList, Tool};
+use jig_lineage::{DenyList, Protected, Tool};
 use jig_policy::{
     ApprovalMiddleware, Approver, AuditSink, Chain, PolicyConfig, PolicyError, PolicyMiddleware,
     ToolPolicy,
@@ -80,6 +80,8 @@ pub struct FullPreset {
     limits: Limits,
     containment: Option<Containment>,
     allow_workspace_programs: bool,
+    protected_paths: Vec<PathBuf>,
+    secrets_readable: bool,
     search_path: Option<Vec<PathBuf>>,
     builtins: bool,
     descriptors: DescriptorSource,
@@ -113,6 +115,8 @@ impl FullPreset {
             limits: Limits::default(),
             containment: Some(Containment::best_effort()),
             allow_workspace_programs: false,
+            protected_paths: Vec::new(),
+            secrets_readable: false,
             search_path: None,
             builtins: true,
             descriptors: DescriptorSource::Default,
@@ -148,6 +152,27 @@ impl FullPreset {
     /// files: only for workspaces the model cannot change.
     pub fn dangerous_allow_workspace_programs(mut self) -> Self {
         self.allow_workspace_programs = true;
+        self
+    }
+
+    /// Protects more paths (relative to the root, or absolute inside it):
+    /// no call that may write can name them, and where the kernel has a
+    /// mount namespace they are read-only in every call.
+    pub fn with_protected_paths<I, P>(mut self, paths: I) -> Self
+    where
+        I: IntoIterator<Item = P>,
+        P: Into<PathBuf>,
+    {
+        self.protected_paths
+            .extend(paths.into_iter().map(Into::into));
+        self
+    }
+
+    /// Lets calls read secret files (`.env`, `.netrc`, private keys...),
+    /// which are refused to every path argument and hidden from every call
+    /// by default.
+    pub fn dangerous_allow_secret_reads(mut self) -> Self {
+        self.secrets_readable = true;
         self
     }
 
@@ -269,7 +294,29 @@ impl FullPreset {
     /// Builds the kernel, loads the tools, checks the policy against them
     /// and returns the registry with the descriptor files that were skipped.
     pub fn build(self) -> Result<Built, PresetError> {
-        let mut kernel = Kernel::builder(&self.root).limits(self.limits);
+        // Protected paths: git's and jig's own, the descriptor folder, the
+        // integrator's; enforced by the run point on every form's paths and
+        // by the kernel's mount namespace where there is one.
+        let descriptor_dir = match &self.descriptors {
+            DescriptorSource::Default => Some(PathBuf::from(".jig/tools")),
+            DescriptorSource::Dir(dir) => Some(resolve_dir(&self.root, dir)),
+            DescriptorSource::Off => None,
+        };
+        let mut protected_extra: Vec<PathBuf> = self.protected_paths.clone();
+        if let Some(dir) = &descriptor_dir {
+            protected_extra.push(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone()));
+        }
+        let mut kernel = Kernel::builder(&self.root)
+            .limits(self.limits)
+            .read_only_paths(
+                jig_lineage::PROTECTED_PATHS
+                    .iter()
+                    .map(PathBuf::from)
+                    .chain(protected_extra.iter().cloned()),
+            );
+        if !self.secrets_readable {
+            kernel = kernel.mask_files(jig_lineage::is_secret_name);
+        }
         kernel = match self.containment {
             Some(containment) => kernel.containment(containment),
             None => kernel.dangerous_no_containment(),
@@ -343,6 +390,8 @@ impl FullPreset {
         let guard = Arc::new(Guard {
             deny: self.deny.clone(),
             allow_workspace_programs: self.allow_workspace_programs,
+            protected: Protected::new(kernel.root(), &protected_extra)
+                .with_secrets_readable(self.secrets_readable),
         });
         let tools: Vec<Arc<dyn Tool>> = tools
             .into_iter()

@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use jig_lineage::{
-    CheckContext, DenyList, ErrorCode, Invocation, Refusal, Tool, ToolAudit, ToolForm, program_name,
+    CheckContext, DenyList, ErrorCode, Invocation, Protected, Refusal, Tool, ToolAudit, ToolForm,
+    program_name,
 };
 use serde_json::Value;
 
@@ -49,6 +50,7 @@ const NEUTRAL_ENV: &[&str] = &[
 pub(crate) struct Guard {
     pub(crate) deny: DenyList,
     pub(crate) allow_workspace_programs: bool,
+    pub(crate) protected: Protected,
 }
 
 /// One tool behind the run point.
@@ -90,7 +92,12 @@ impl Tool for RunPoint {
 
     fn check(&self, arguments: &Value, context: &CheckContext<'_>) -> Result<Invocation, Refusal> {
         let invocation = self.inner.check(arguments, context)?;
-        self.guard.vet(invocation, context, self.judged_by_tables)
+        self.guard.vet(
+            invocation,
+            context,
+            self.judged_by_tables,
+            self.inner.form(),
+        )
     }
 
     fn audit(&self) -> ToolAudit {
@@ -109,20 +116,58 @@ impl Guard {
         mut invocation: Invocation,
         context: &CheckContext<'_>,
         judged_by_tables: bool,
+        form: ToolForm,
     ) -> Result<Invocation, Refusal> {
         let Some(program) = invocation.argv.first().cloned() else {
             return Err(refused("the command is empty".to_owned()));
         };
         self.vet_program(&program, &invocation.argv, context)?;
         vet_env(&invocation)?;
+        // The exec tool judged its command by these same tables; every
+        // other form (and any integrator's tool) is judged here.
+        let verdict = jig_exec_tool::judge_argv(&invocation.argv, context);
+        let verdict = match verdict {
+            Ok(verdict) => verdict,
+            Err(refusal) if !judged_by_tables => return Err(refusal),
+            Err(_) => jig_exec_tool::ProgramVerdict::default(),
+        };
+        self.vet_paths(&invocation, &verdict.paths, form)?;
         if !judged_by_tables {
-            let verdict = jig_exec_tool::judge_argv(&invocation.argv, context)?;
             for (key, value) in verdict.env {
                 invocation.env.retain(|(k, _)| *k != key);
                 invocation.env.push((key, value));
             }
         }
         Ok(invocation)
+    }
+
+    /// Protected paths: never written by a call that may write, secrets
+    /// never read (unless configured).
+    fn vet_paths(
+        &self,
+        invocation: &Invocation,
+        values: &[String],
+        form: ToolForm,
+    ) -> Result<(), Refusal> {
+        let writes = !invocation.read_only;
+        let resolved = invocation.paths.iter().find_map(|path| {
+            self.protected
+                .refusal_for(path, &path.display().to_string(), writes)
+        });
+        let written = values
+            .iter()
+            .find_map(|value| self.protected.refusal(value, writes));
+        match resolved.or(written) {
+            None => Ok(()),
+            Some(message) => {
+                let code = if form == ToolForm::Exec {
+                    ErrorCode::ExecRefused
+                } else {
+                    ErrorCode::SlotInvalid
+                };
+                Err(Refusal::new(code, "run.path", message))
+            }
+        }
     }
 
     fn vet_program(

@@ -34,15 +34,44 @@ pub(crate) fn run(global: &GlobalArgs, args: &AuditArgs) -> Result<ExitCode, Cli
     let registry = &built.registry;
     let tools: Vec<(&dyn Tool, ToolAudit)> = registry.tools().map(|t| (t, t.audit())).collect();
     let root = registry.kernel().root().display().to_string();
-    let containment = registry.kernel().confinement().to_string();
+    let kernel = registry.kernel();
+    let confinement = kernel.confinement();
+    let containment = confinement.to_string();
+    let protected: Vec<String> = kernel
+        .read_only_paths()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let enforced = if confinement.protected_paths {
+        "refused to every path argument of a call that may write, and read-only in every call \
+         (mount namespace)"
+    } else {
+        "refused to every path argument of a call that may write (no mount namespace: a \
+         program's own writes are not stopped there)"
+    };
+    let secrets = match (kernel.masks_files(), confinement.protected_paths) {
+        (false, _) => "readable (dangerous_allow_secret_reads)",
+        (true, true) => {
+            "refused to every path argument, hidden behind /dev/null in the root and the \
+             folders right below it"
+        }
+        (true, false) => {
+            "refused to every path argument; a recursive search can still read them (no mount \
+             namespace)"
+        }
+    };
     match args.format {
         Format::Json => {
             let mut value = to_json(&root, &tools);
             value["containment"] = Value::String(containment);
+            value["protected_paths"] = serde_json::json!(protected);
+            value["protected_enforcement"] = Value::String(enforced.to_owned());
+            value["secret_files"] = Value::String(secrets.to_owned());
             super::print_json(&value)?
         }
         Format::Text => super::print_text(&format!(
-            "containment: {containment}\n{}",
+            "containment: {containment}\nprotected paths: {} ({enforced})\nsecret files              (.env, .netrc, private keys...): {secrets}\n{}",
+            protected.join(", "),
             to_text(&root, &tools)
         ))?,
     }

@@ -163,3 +163,35 @@ fn operator_scan_refusals() {
     }
     insta::assert_snapshot!("operator_refusals", render(&cases));
 }
+
+/// One classifier for slots and commands: every code point the lineage
+/// calls invisible is refused in an exec command, quoted or not (the
+/// Unicode tag block among them), and ordinary letters of every script
+/// pass.
+#[test]
+fn every_invisible_code_point_is_refused_in_a_command() {
+    let mut invisible = 0;
+    for c in (0..=0x10FFFF_u32).filter_map(char::from_u32) {
+        if !jig_lineage::is_invisible(c) || c == '\t' || c == '\n' {
+            continue;
+        }
+        invisible += 1;
+        for command in [format!("grep a{c}b notes"), format!("grep 'a{c}b' notes")] {
+            assert!(
+                ExecTool::parse(&command).is_err(),
+                "U+{:04X} passed in {command:?}",
+                u32::from(c)
+            );
+        }
+    }
+    assert!(invisible > 4000, "{invisible} invisible code points");
+    assert!(ExecTool::parse("grep \u{E0041} notes").is_err());
+    for visible in [
+        "grep café notes",
+        "grep 日本 notes",
+        "grep Ωμέγα notes",
+        "grep ok😀 notes",
+    ] {
+        assert!(ExecTool::parse(visible).is_ok(), "{visible}");
+    }
+}

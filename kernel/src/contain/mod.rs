@@ -123,6 +123,10 @@ pub struct Confinement {
     /// The size bound of the temporary folder (a tmpfs), when one applies;
     /// otherwise only the per-file size limit bounds it.
     pub tmp_limit: Option<u64>,
+    /// Whether the kernel's protected paths are read-only and its secret
+    /// files hidden by the operating system in every call (mount
+    /// namespaces); otherwise only the argument checks above protect them.
+    pub protected_paths: bool,
 }
 
 impl Confinement {
@@ -135,6 +139,7 @@ impl Confinement {
             private_proc: false,
             process_limit: None,
             tmp_limit: None,
+            protected_paths: false,
         }
     }
 
@@ -199,6 +204,9 @@ impl std::fmt::Display for Confinement {
         }
         if let Some(limit) = self.tmp_limit {
             parts.push(format!("tmpfs {} MiB", limit / (1024 * 1024)));
+        }
+        if self.protected_paths {
+            parts.push("protected paths read-only".to_owned());
         }
         f.write_str(&parts.join(", "))?;
         let missing = self.missing();
@@ -294,6 +302,7 @@ impl Plan {
                 || (mechanisms.namespaces && !nix::unistd::geteuid().is_root()))
             .then_some(limits.max_processes),
             tmp_limit: mechanisms.namespaces.then_some(limits.max_tmp),
+            protected_paths: false,
         };
         let uid = nix::unistd::geteuid().as_raw();
         let gid = nix::unistd::getegid().as_raw();

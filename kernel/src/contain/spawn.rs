@@ -35,6 +35,10 @@ pub(crate) enum Stage {
     MountTmp,
     /// Mounting the call's `/proc`.
     MountProc,
+    /// Making protected paths read-only.
+    ProtectPaths,
+    /// Hiding secret files.
+    MaskFiles,
     /// Forking the program from the call's init.
     Fork,
     /// Setting up stdin, stdout and stderr.
@@ -58,7 +62,7 @@ pub(crate) enum Stage {
 }
 
 /// Every stage with what it does, for error messages.
-const STAGES: [(Stage, &str); 17] = [
+const STAGES: [(Stage, &str); 19] = [
     (Stage::ParentGone, "check the parent"),
     (Stage::Setgroups, "deny setgroups in the user namespace"),
     (Stage::UidMap, "write the user id map"),
@@ -66,6 +70,8 @@ const STAGES: [(Stage, &str); 17] = [
     (Stage::MountPrivate, "make mounts private"),
     (Stage::MountTmp, "mount the temporary folder"),
     (Stage::MountProc, "mount a private /proc"),
+    (Stage::ProtectPaths, "make protected paths read-only"),
+    (Stage::MaskFiles, "hide secret files"),
     (Stage::Fork, "fork the program"),
     (Stage::Stdio, "set up stdin and the output pipe"),
     (Stage::Chdir, "enter the workspace"),
@@ -107,6 +113,11 @@ pub(crate) struct NsPlan<'a> {
     pub(crate) proc: bool,
     /// Landlock rights granted on the tmpfs once mounted.
     pub(crate) tmp_rights: u64,
+    /// Paths made read-only, with the mount flags their file system has
+    /// (which a user namespace may not drop).
+    pub(crate) read_only: &'a [(std::ffi::CString, libc::c_ulong)],
+    /// Files hidden behind `/dev/null`.
+    pub(crate) masked: &'a [std::ffi::CString],
     /// Landlock rights granted on the private `/proc` once mounted.
     pub(crate) proc_rights: u64,
 }
@@ -228,6 +239,8 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
             proc,
             tmp_rights: 0,
             proc_rights: 0,
+            read_only: &[],
+            masked: &[],
         }),
         probe: true,
     };
@@ -463,6 +476,43 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
             ) != 0
         {
             fail(plan.report, Stage::MountProc, errno());
+        }
+    }
+    for (path, flags) in ns.read_only {
+        // SAFETY: mount calls on NUL-terminated strings the parent prepared.
+        let failed = unsafe {
+            libc::mount(
+                path.as_ptr(),
+                path.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            ) != 0
+                || libc::mount(
+                    std::ptr::null(),
+                    path.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | flags,
+                    std::ptr::null(),
+                ) != 0
+        };
+        if failed {
+            fail(plan.report, Stage::ProtectPaths, errno());
+        }
+    }
+    for file in ns.masked {
+        // SAFETY: as above.
+        let failed = unsafe {
+            libc::mount(
+                c"/dev/null".as_ptr(),
+                file.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            ) != 0
+        };
+        if failed {
+            fail(plan.report, Stage::MaskFiles, errno());
         }
     }
     if plan.landlock >= 0 {

@@ -40,6 +40,8 @@ pub(crate) struct Request<'a> {
     pub(crate) limits: &'a Limits,
     pub(crate) access: Access,
     pub(crate) helpers: &'a [std::path::PathBuf],
+    pub(crate) read_only: &'a [std::path::PathBuf],
+    pub(crate) mask: Option<fn(&str) -> bool>,
 }
 
 fn supervise(operation: &'static str) -> impl Fn(std::io::Error) -> KernelError {
@@ -152,6 +154,14 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         filter: program.as_ptr().cast_mut().cast::<libc::sock_filter>(),
     });
 
+    let (read_only, masked) = if confinement.namespaces {
+        (
+            protected_mounts(request.root, request.read_only),
+            masked_files(request.root, request.mask),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let (tmp_rights, proc_rights) =
         super::rules::late_rights(confinement.landlock_abi.unwrap_or(0));
     let mut rlimits = vec![
@@ -226,6 +236,8 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             proc: confinement.private_proc,
             tmp_rights,
             proc_rights,
+            read_only: &read_only,
+            masked: &masked,
         }),
         probe: false,
     };
@@ -260,6 +272,80 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         tmp,
         cgroup,
     })
+}
+
+/// The protected paths that exist now, inside the root, with the mount
+/// flags of their file system (a remount in a user namespace must keep
+/// them).
+fn protected_mounts(root: &Path, paths: &[std::path::PathBuf]) -> Vec<(CString, libc::c_ulong)> {
+    use nix::sys::statvfs::{FsFlags, statvfs};
+    let mut mounts = Vec::new();
+    for path in paths {
+        let Ok(canonical) = std::fs::canonicalize(root.join(path)) else {
+            continue;
+        };
+        if !canonical.starts_with(root) || canonical == root {
+            continue;
+        }
+        let Ok(stat) = statvfs(&canonical) else {
+            continue;
+        };
+        let flags = stat.flags();
+        let mut kept: libc::c_ulong = 0;
+        for (st, ms) in [
+            (FsFlags::ST_NOSUID, libc::MS_NOSUID),
+            (FsFlags::ST_NODEV, libc::MS_NODEV),
+            (FsFlags::ST_NOEXEC, libc::MS_NOEXEC),
+            (FsFlags::ST_NOATIME, libc::MS_NOATIME),
+            (FsFlags::ST_NODIRATIME, libc::MS_NODIRATIME),
+            (FsFlags::ST_RELATIME, libc::MS_RELATIME),
+        ] {
+            if flags.contains(st) {
+                kept |= ms;
+            }
+        }
+        if let Some(c) = super::c_path(&canonical) {
+            mounts.push((c, kept));
+        }
+    }
+    mounts
+}
+
+/// At most this many files are hidden per call.
+const MAX_MASKED: usize = 128;
+
+/// The files in the root and the folders right below it whose names
+/// `mask` accepts (regular files only, links not followed).
+fn masked_files(root: &Path, mask: Option<fn(&str) -> bool>) -> Vec<CString> {
+    let Some(mask) = mask else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    let mut scan = |dir: &Path, descend: bool| -> Vec<std::path::PathBuf> {
+        let mut subdirs = Vec::new();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return subdirs;
+        };
+        for entry in entries.flatten() {
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if kind.is_file() && mask(&name) && found.len() < MAX_MASKED {
+                if let Some(c) = super::c_path(&entry.path()) {
+                    found.push(c);
+                }
+            } else if descend && kind.is_dir() && name != ".git" {
+                subdirs.push(entry.path());
+            }
+        }
+        subdirs
+    };
+    for dir in scan(root, true) {
+        scan(&dir, false);
+    }
+    found
 }
 
 fn program_ptr(program: &CString) -> usize {

@@ -75,6 +75,10 @@ pub(crate) const ALL: &[Case] = &[
         the_temporary_folder_is_private_and_removed,
     ),
     ("a_declared_helper_may_run", a_declared_helper_may_run),
+    (
+        "protected_paths_and_secret_files",
+        protected_paths_and_secret_files,
+    ),
 ];
 
 fn py(script: &str) -> Vec<String> {
@@ -679,4 +683,68 @@ fn a_declared_helper_may_run() {
         )
         .unwrap();
     assert!(!other.render().contains("HELPER-RAN"), "{}", other.render());
+}
+
+fn protected_paths_and_secret_files() {
+    let world = World::new();
+    std::fs::create_dir_all(world.ws(".git/hooks")).unwrap();
+    std::fs::create_dir_all(world.ws("sub")).unwrap();
+    std::fs::write(world.ws(".env"), "SECRET=top\n").unwrap();
+    std::fs::write(world.ws("sub/.env"), "SECRET=sub\n").unwrap();
+    let kernel = |on: bool| {
+        let builder = jig_kernel::Kernel::builder(world.workspace.path())
+            .tmpdir(world.tmp_base.path())
+            .read_only_paths([".git/hooks"])
+            .mask_files(|name| name == ".env");
+        let builder = if on {
+            builder.containment(jig_kernel::Containment::required())
+        } else {
+            builder.dangerous_no_containment()
+        };
+        builder.build().unwrap()
+    };
+    let run = |on: bool, access: Access, script: &str| {
+        kernel(on)
+            .run_with(
+                &["python3", "-c", script],
+                &jig_kernel::RunOptions::new(support::limits()).with_access(access),
+            )
+            .unwrap()
+            .render()
+    };
+    let hook = world.ws(".git/hooks/pre-commit");
+    twice("write a git hook in a write call", |on| {
+        let _ = std::fs::remove_file(&hook);
+        run(
+            on,
+            Access::WriteWorkspace,
+            "open('.git/hooks/pre-commit', 'w').write('#!/bin/sh')",
+        );
+        hook.exists()
+    });
+    twice("read a secret file", |on| {
+        run(
+            on,
+            Access::ReadOnly,
+            "print(open('.env').read() + open('sub/.env').read())",
+        )
+        .contains("SECRET=")
+    });
+    // The rest of the workspace stays writable, and the confinement says so.
+    let text = run(
+        true,
+        Access::WriteWorkspace,
+        "open('other', 'w').write('x'); print('ok')",
+    );
+    assert!(text.contains("ok"), "{text}");
+    assert!(
+        kernel(true)
+            .confinement()
+            .to_string()
+            .contains("protected paths read-only")
+    );
+    assert_eq!(
+        std::fs::read_to_string(world.ws(".env")).unwrap(),
+        "SECRET=top\n"
+    );
 }

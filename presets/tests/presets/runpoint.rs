@@ -334,3 +334,100 @@ fn a_descriptor_git_tool_never_runs_the_repositorys_programs() {
             .any(|m| root.join(m).exists())
     );
 }
+
+#[test]
+fn protected_paths_are_never_written_and_secrets_never_read() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+    std::fs::write(root.join(".env"), "API_KEY=secret\n").unwrap();
+    std::fs::write(root.join(".env.example"), "API_KEY=\n").unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tools.path().join("copy.tool.json"),
+        r#"{
+  "name": "copy",
+  "description": "Copy a file",
+  "command": "cp {from} {to}",
+  "arguments": {
+    "from": {"type": "path", "description": "Source", "required": true},
+    "to": {"type": "path", "description": "Destination", "required": true}
+  }
+}"#,
+    )
+    .unwrap();
+    let build = |secrets: bool| {
+        let preset = FullPreset::new(root)
+            .with_descriptor_dir(tools.path())
+            .with_exec(ExecConfig::default().allow(AllowList::new(["cp", "cat"]).unwrap()));
+        let preset = if secrets {
+            preset.dangerous_allow_secret_reads()
+        } else {
+            preset
+        };
+        preset.build().unwrap().registry
+    };
+    let registry = build(false);
+    for (tool, arguments) in [
+        (
+            "copy",
+            json!({"from": "notes.txt", "to": ".git/hooks/pre-commit"}),
+        ),
+        (
+            "copy",
+            json!({"from": "notes.txt", "to": ".jig/tools/evil.tool.json"}),
+        ),
+        (
+            "exec",
+            json!({"command": "cp notes.txt .git/hooks/pre-commit"}),
+        ),
+        ("exec", json!({"command": "cp notes.txt .git/config"})),
+    ] {
+        let result = registry.dispatch(tool, &arguments);
+        let refusal = refusal(&result);
+        assert_eq!(
+            refusal.layer, "run.path",
+            "{arguments}: {}",
+            refusal.message
+        );
+        assert!(
+            refusal.message.contains("controls what runs"),
+            "{}",
+            refusal.message
+        );
+    }
+    assert!(!root.join(".git/hooks/pre-commit").exists());
+    assert!(!root.join(".jig/tools/evil.tool.json").exists());
+    // Secrets: refused with guidance, for a slot and an operand alike.
+    for (tool, arguments) in [
+        ("grep", json!({"pattern": "KEY", "path": ".env"})),
+        ("exec", json!({"command": "cat .env"})),
+        ("copy", json!({"from": ".env", "to": "leak.txt"})),
+    ] {
+        let result = registry.dispatch(tool, &arguments);
+        let refusal = refusal(&result);
+        assert!(
+            refusal.message.contains("holds secrets"),
+            "{}",
+            refusal.message
+        );
+    }
+    // A recursive search cannot name the file; the kernel hides it.
+    let result = registry.dispatch("grep", &json!({"pattern": "API_KEY", "path": "."}));
+    assert!(!result.text().contains("secret"), "{}", result.text());
+    assert!(result.text().contains(".env.example"), "{}", result.text());
+    // The documented example stays readable, other files writable.
+    let result = registry.dispatch("exec", &json!({"command": "cat .env.example"}));
+    assert_eq!(result.text(), "exit: 0\noutput: API_KEY=\n");
+    let result = registry.dispatch("copy", &json!({"from": "notes.txt", "to": "copy.txt"}));
+    assert_eq!(
+        result.outcome().unwrap().exit_code(),
+        Some(0),
+        "{}",
+        result.text()
+    );
+    // Configured: secrets are readable.
+    let registry = build(true);
+    let result = registry.dispatch("exec", &json!({"command": "cat .env"}));
+    assert_eq!(result.text(), "exit: 0\noutput: API_KEY=secret\n");
+}
