@@ -307,7 +307,8 @@ impl Watch {
             ended: None,
             held_open: false,
         };
-        let result = watch.supervise_loop(pid, reader, limits, cancel, start);
+        let exit_fd = pidfd(pid);
+        let result = watch.supervise_loop(pid, reader, limits, cancel, start, exit_fd.as_ref());
         if result.is_err() {
             // Whatever went wrong, nothing of the call may outlive it.
             let _ = killpg(pid, Signal::SIGKILL);
@@ -322,6 +323,7 @@ impl Watch {
         limits: &Limits,
         cancel: Option<&CancelToken>,
         start: Instant,
+        exit_fd: Option<&std::os::fd::OwnedFd>,
     ) -> Result<(), KernelError> {
         let deadline = start + limits.timeout;
         let mut buffer = vec![0u8; CHUNK];
@@ -344,8 +346,18 @@ impl Watch {
                 // The child closed its output but has not exited yet: back off
                 // gently, starting very short (exit follows closing at once in
                 // the common case).
-                std::thread::sleep(idle);
-                idle = (idle * 2).min(TICK);
+                // With a pidfd, wake as soon as it exits.
+                match exit_fd {
+                    Some(fd) => {
+                        let millis = u16::try_from(TICK.as_millis()).unwrap_or(u16::MAX);
+                        let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
+                        let _ = poll(&mut fds, PollTimeout::from(millis));
+                    }
+                    None => {
+                        std::thread::sleep(idle);
+                        idle = (idle * 2).min(TICK);
+                    }
+                }
             }
             let now = Instant::now();
             if exited_at.is_none() && has_exited(pid)? {
@@ -428,4 +440,18 @@ fn wait_readable(reader: &std::io::PipeReader, timeout: Duration) -> Result<bool
             errno,
         ))),
     }
+}
+
+/// A descriptor that becomes readable when `pid` (an unreaped child of
+/// ours, so its id cannot be reused) exits, where the running kernel has
+/// `pidfd_open`.
+fn pidfd(pid: Pid) -> Option<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    #[expect(unsafe_code)]
+    // SAFETY: pidfd_open reads no memory and returns a new descriptor.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
+    let fd = i32::try_from(fd).ok().filter(|fd| *fd >= 0)?;
+    #[expect(unsafe_code)]
+    // SAFETY: the descriptor was just created and nothing else owns it.
+    Some(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
 }

@@ -449,6 +449,9 @@ fn fill_the_temporary_folder() {
     twice("fill tmp", |on| {
         let text = run_py(&world, on, Access::ReadOnly, script);
         let _ = std::fs::remove_file(world.tmp_base.path().join("fill"));
+        // The folder is there and takes data, up to its bound.
+        assert!(text.contains("mib "), "{text}");
+        assert!(!text.contains("mib 0\n"), "{text}");
         text.contains("mib 200")
     });
 }
