@@ -45,6 +45,7 @@ mod cmd;
 mod error;
 mod logging;
 mod preset;
+mod signals;
 
 use std::process::ExitCode;
 
@@ -70,6 +71,9 @@ fn main() -> ExitCode {
         Command::Parse(args) => cmd::parse::run(args),
         Command::Agent(args) => cmd::agent::run(&cli.global, args),
     };
+    // Queued log lines get a short bound to reach stderr, never more: a
+    // client that does not read stderr must not hold up the exit.
+    logging::flush(std::time::Duration::from_millis(200));
     match result {
         Ok(code) => code,
         Err(error) => {

@@ -10,8 +10,14 @@ use jig_toolcall::{
     OpenAiConfig, StopReason,
 };
 
+use jig_kernel::CancelToken;
+use jig_lineage::{Dispatcher, ToolInfo, ToolResult};
+use jig_presets::{DispatchOptions, Registry};
+use serde_json::Value;
+
 use crate::args::GlobalArgs;
 use crate::error::{CliError, EXIT_ERROR, EXIT_OK, exit};
+use crate::signals;
 
 /// Exit status when the run stopped before the model finished.
 const EXIT_UNFINISHED: u8 = 4;
@@ -34,7 +40,7 @@ endpoint's own tool calling (`tools`, `tool_calls`).
 
 Exit status: 0 when the model finished, 4 when the run stopped first (maximum of rounds,
 calls that stayed unusable after corrections), 1 on a configuration error or when the endpoint
-failed.
+failed; 130, 143 or 129 after SIGINT, SIGTERM or SIGHUP, which cancel the running command.
 
 Examples:
   llama-server -m model.gguf --port 8080
@@ -95,24 +101,68 @@ pub(crate) fn run(global: &GlobalArgs, args: &AgentArgs) -> Result<ExitCode, Cli
     } else {
         Mode::Prompt
     };
-    let agent = AgentLoop::new(&built.registry)
-        .with_mode(mode)
-        .with_max_rounds(args.max_rounds)
-        .with_max_result_bytes(args.max_result_bytes);
-    let mut printed = Ok(());
-    let transcript = agent
-        .run(&mut client, &task, |event| {
-            if printed.is_ok() {
-                printed = print_event(event);
-            }
-        })
-        .map_err(|error| CliError::Usage(error.to_string()))?;
-    printed?;
-    Ok(exit(match transcript.stop {
+    let (max_rounds, max_result_bytes) = (args.max_rounds, args.max_result_bytes);
+    let token = CancelToken::new();
+    let dispatcher = Cancellable {
+        registry: built.registry,
+        token: token.clone(),
+    };
+    // A termination signal cancels the running command through the kernel;
+    // the loop is not waited for past a short bound (it may be waiting on
+    // the model), and a later call would find the token cancelled.
+    let (done, stop) = signals::run_cancellable(&token, STOP_WAIT, move || {
+        let agent = AgentLoop::new(&dispatcher)
+            .with_mode(mode)
+            .with_max_rounds(max_rounds)
+            .with_max_result_bytes(max_result_bytes);
+        let mut printed = Ok(());
+        let transcript = agent
+            .run(&mut client, &task, |event| {
+                if printed.is_ok() {
+                    printed = print_event(event);
+                }
+            })
+            .map_err(|error| CliError::Usage(error.to_string()))?;
+        printed?;
+        Ok::<_, CliError>(transcript.stop)
+    })?;
+    if let Some(stop) = stop {
+        eprintln!(
+            "jig: stopped by {}; the running command was cancelled",
+            stop.name()
+        );
+        return Ok(exit(stop.exit_status()));
+    }
+    let Some(stop_reason) = done else {
+        return Err(CliError::Internal(
+            "the agent loop ended without a result".to_owned(),
+        ));
+    };
+    Ok(exit(match stop_reason? {
         StopReason::Finished { .. } | StopReason::NoCall { .. } => EXIT_OK,
         StopReason::ModelFailed(_) => EXIT_ERROR,
         _ => EXIT_UNFINISHED,
     }))
+}
+
+/// How long the loop gets to return after a termination signal.
+const STOP_WAIT: Duration = Duration::from_secs(10);
+
+/// The registry, every call of it holding one cancel token.
+struct Cancellable {
+    registry: Registry,
+    token: CancelToken,
+}
+
+impl Dispatcher for Cancellable {
+    fn tools(&self) -> Vec<ToolInfo> {
+        Dispatcher::tools(&self.registry)
+    }
+
+    fn dispatch(&self, name: &str, arguments: &Value) -> ToolResult {
+        let options = DispatchOptions::with_cancel(self.token.clone());
+        self.registry.dispatch_with(name, arguments, &options)
+    }
 }
 
 /// The key in `var`; an unset or empty variable is a configuration error.

@@ -1,15 +1,28 @@
 //! `jig call`: one call through the registry, printed as the model reads it
 //! (or as one JSON object with `--json`).
 
+use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::Args;
-use jig_lineage::{Invocation, Refusal, ToolResult};
+use jig_kernel::CancelToken;
+use jig_lineage::{ErrorCode, Invocation, Refusal, ToolResult};
+use jig_presets::DispatchOptions;
 use serde_json::{Value, json};
 
 use crate::args::GlobalArgs;
 use crate::error::{CliError, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, exit};
+use crate::signals::{self, Stop};
+
+/// The most bytes of arguments `jig call NAME -` reads from stdin, unless
+/// `--max-stdin-bytes` says otherwise: 1 MiB.
+pub(crate) const DEFAULT_MAX_STDIN_BYTES: u64 = 1024 * 1024;
+
+/// How long a command gets to end after a termination signal cancelled it
+/// (the kernel's own terminate-then-kill takes far less).
+const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
 /// Arguments of `jig call`.
 #[derive(Debug, Args)]
@@ -18,7 +31,10 @@ Exit status: 0 when the tool ran (whatever the command's own exit code), 2 when 
 refused by any layer (policy, slot validation, exec layers), 1 on a configuration error.
 
 --json prints one object: status (ran, allowed for a dry run, refused, error), code,
-error_type, message, argv, exit_code, signal, timed_out, output, dropped_bytes, duration_ms.")]
+error_type, message, argv, exit_code, signal, timed_out, output, dropped_bytes, duration_ms.
+
+SIGINT, SIGTERM and SIGHUP cancel the running command (its whole process group ends) and
+exit 130, 143 and 129.")]
 pub(crate) struct CallArgs {
     /// The tool to call (see `jig tools`)
     #[arg(value_name = "NAME")]
@@ -26,7 +42,11 @@ pub(crate) struct CallArgs {
 
     /// The arguments, a JSON object; `-` reads them from stdin [default: {}]
     #[arg(value_name = "ARGS_JSON|-")]
-    arguments: Option<String>,
+    arguments: Option<OsString>,
+
+    /// The most bytes of arguments read from stdin with `-`
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_STDIN_BYTES)]
+    max_stdin_bytes: u64,
 
     /// Validate the call through every layer and print what would run; run nothing
     #[arg(long)]
@@ -40,13 +60,13 @@ pub(crate) struct CallArgs {
 /// Makes the call and prints its result.
 pub(crate) fn run(global: &GlobalArgs, args: &CallArgs) -> Result<ExitCode, CliError> {
     match call(global, args) {
-        Ok(report) => {
+        Ok((report, stop)) => {
             if args.json {
                 super::print_json(&report.to_json())?;
             } else {
                 super::print_text(&report.text())?;
             }
-            Ok(exit(report.exit_status()))
+            Ok(exit(stop.map_or(report.exit_status(), Stop::exit_status)))
         }
         Err(error) if args.json => {
             super::print_json(&error_json(&error))?;
@@ -67,40 +87,91 @@ enum Report {
     DryRefused(Refusal),
 }
 
-fn call(global: &GlobalArgs, args: &CallArgs) -> Result<Report, CliError> {
-    let arguments = read_arguments(args.arguments.as_deref())?;
+/// Makes the call; a termination signal while it runs cancels it through the
+/// kernel and is returned with the report.
+fn call(global: &GlobalArgs, args: &CallArgs) -> Result<(Report, Option<Stop>), CliError> {
+    let arguments = read_arguments(args.arguments.as_deref(), args.max_stdin_bytes)?;
     let built = crate::preset::build(global)?;
     let registry = built.registry;
+    let arguments = match arguments {
+        Ok(arguments) => arguments,
+        Err(refusal) if args.dry_run => return Ok((Report::DryRefused(refusal), None)),
+        Err(refusal) => return Ok((Report::Dispatched(ToolResult::Refused(refusal)), None)),
+    };
     if args.dry_run {
-        return Ok(match registry.dry_run(&args.name, &arguments) {
+        let report = match registry.dry_run(&args.name, &arguments) {
             Ok(invocation) => Report::Allowed(invocation),
             Err(refusal) => Report::DryRefused(refusal),
-        });
+        };
+        return Ok((report, None));
     }
-    Ok(Report::Dispatched(
-        registry.dispatch(&args.name, &arguments),
+    let token = CancelToken::new();
+    let options = DispatchOptions::with_cancel(token.clone());
+    let name = args.name.clone();
+    let (result, stop) = signals::run_cancellable(&token, CANCEL_WAIT, move || {
+        registry.dispatch_with(&name, &arguments, &options)
+    })?;
+    match (result, stop) {
+        (Some(result), stop) => Ok((Report::Dispatched(result), stop)),
+        (None, stop) => Err(CliError::Internal(format!(
+            "the command did not end within {CANCEL_WAIT:?} of {}",
+            stop.map_or("its cancellation", Stop::name)
+        ))),
+    }
+}
+
+/// The arguments as given, or a refusal (620) when they are not UTF-8. Text
+/// that is not JSON is passed on as a string, so the registry refuses it with
+/// the same guidance a model would get (620): the binary adds no validation
+/// of its own. Stdin is read up to `max_stdin` bytes; more is an error.
+fn read_arguments(
+    arguments: Option<&OsStr>,
+    max_stdin: u64,
+) -> Result<Result<Value, Refusal>, CliError> {
+    let bytes = match arguments {
+        None => return Ok(Ok(Value::Null)),
+        Some(dash) if dash == "-" => read_stdin(max_stdin)?,
+        Some(text) => text.as_encoded_bytes().to_vec(),
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => return Ok(Err(not_utf8(error.utf8_error().valid_up_to()))),
+    };
+    Ok(Ok(
+        serde_json::from_str(&text).unwrap_or(Value::String(text))
     ))
 }
 
-/// The arguments as given. Text that is not JSON is passed on as a string, so
-/// the registry refuses it with the same guidance a model would get (620):
-/// the binary adds no validation of its own.
-fn read_arguments(arguments: Option<&str>) -> Result<Value, CliError> {
-    let text = match arguments {
-        None => return Ok(Value::Null),
-        Some("-") => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|source| CliError::Read {
-                    what: "the arguments from stdin".to_owned(),
-                    source,
-                })?;
-            text
-        }
-        Some(text) => text.to_owned(),
-    };
-    Ok(serde_json::from_str(&text).unwrap_or(Value::String(text)))
+/// At most `limit` bytes of stdin; more is an error that says how to raise it.
+fn read_stdin(limit: u64) -> Result<Vec<u8>, CliError> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| CliError::Read {
+            what: "the arguments from stdin".to_owned(),
+            source,
+        })?;
+    if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > limit {
+        return Err(CliError::Usage(format!(
+            "the arguments on stdin are longer than {limit} bytes; pass smaller arguments, \
+             or raise the limit with --max-stdin-bytes"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// The refusal of arguments that are not UTF-8 (620).
+fn not_utf8(valid_up_to: usize) -> Refusal {
+    Refusal::new(
+        ErrorCode::InvalidArguments,
+        "arguments",
+        format!(
+            "the arguments are not valid UTF-8 (the byte at offset {valid_up_to} is not); \
+             send them as a JSON object in UTF-8, with any other text escaped as \\uXXXX"
+        ),
+    )
 }
 
 impl Report {
@@ -243,11 +314,19 @@ mod tests {
 
     #[test]
     fn arguments_that_are_not_json_go_on_as_text() {
-        assert_eq!(read_arguments(None).unwrap(), Value::Null);
-        assert_eq!(read_arguments(Some(r#"{"a":1}"#)).unwrap(), json!({"a": 1}));
-        assert_eq!(
-            read_arguments(Some("{oops")).unwrap(),
-            Value::String("{oops".to_owned())
-        );
+        let read = |text: Option<&str>| read_arguments(text.map(OsStr::new), 10).unwrap();
+        assert_eq!(read(None), Ok(Value::Null));
+        assert_eq!(read(Some(r#"{"a":1}"#)), Ok(json!({"a": 1})));
+        assert_eq!(read(Some("{oops")), Ok(Value::String("{oops".to_owned())));
+    }
+
+    #[test]
+    fn arguments_that_are_not_utf8_are_refused_with_620() {
+        use std::os::unix::ffi::OsStrExt;
+        let refusal = read_arguments(Some(OsStr::from_bytes(b"{\"a\":\"\xff\"}")), 10)
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(refusal.code, ErrorCode::InvalidArguments);
+        assert!(refusal.message.contains("offset 6"), "{}", refusal.message);
     }
 }

@@ -16,6 +16,7 @@ mod check;
 mod help;
 mod mcp;
 mod python;
+mod reliability;
 mod repair_parse;
 mod support;
 mod tools;

@@ -368,9 +368,8 @@ async fn a_client_going_away_ends_the_commands_in_flight() {
     let sleeper = wait_for_child(pid, "sleep", Duration::from_secs(10)).await;
     drop(stdin);
     let ended = match sleeper {
-        // rmcp gives in-flight calls up to 5 s to answer after the end of
-        // input, then cancels them.
-        Some(sleeper) => wait_gone(sleeper, Duration::from_secs(8)).await,
+        // Calls get 250 ms after the end of input, then are cancelled.
+        Some(sleeper) => wait_gone(sleeper, Duration::from_secs(3)).await,
         None => false,
     };
     let server_ended = wait_gone(pid, Duration::from_secs(10)).await;

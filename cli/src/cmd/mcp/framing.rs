@@ -1,0 +1,547 @@
+//! The framing layer in front of rmcp: it reads stdin line by line, answers
+//! every line that is not a usable message itself, and hands rmcp only typed
+//! messages, through an in-process channel (see [`ChannelTransport`]).
+//!
+//! Why a layer of our own: rmcp's stdio transport ignores a line it cannot
+//! parse (invalid UTF-8, a lone surrogate, `NaN`, `1e999`, nesting deeper
+//! than 128, an over-long line) and answers a well-formed but invalid
+//! message without its `id`. Here:
+//!
+//! - a line that is not JSON gets `-32700` with `id: null`; a line over the
+//!   limit gets `-32600` with `id: null` and is never held in memory;
+//! - a request (it has a `method` and an `id`) always gets an answer with its
+//!   `id`: `-32600` for a bad envelope, `-32602` for bad parameters (with
+//!   guidance for `tools/call` `arguments`; a string holding a JSON object is
+//!   accepted, as `jig call` accepts it), `-32600` for an id already in
+//!   flight (the client then sees two responses for that id: this error and,
+//!   later, the running call's result);
+//! - a notification is never answered, even a malformed one;
+//! - requests wait for room: at most `max_in_flight + max_queued` calls and
+//!   [`OTHER_REQUESTS`] other requests are unanswered at once, holding at
+//!   most `max_pending_bytes` of request text; reading pauses only when a
+//!   request arrives that has no room (so pings and cancellations read
+//!   before it are handled at once).
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use rmcp::RoleServer;
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde_json::{Map, Value, json};
+use tokio::sync::{Notify, mpsc, watch};
+
+use super::McpOptions;
+use super::calls::Calls;
+
+/// Requests other than `tools/call` that may be unanswered at once.
+pub(crate) const OTHER_REQUESTS: usize = 64;
+
+/// JSON-RPC's "parse error".
+const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC's "invalid request".
+const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC's "invalid params".
+const INVALID_PARAMS: i64 = -32602;
+
+/// One line of input, as the reader thread hands it over.
+pub(crate) enum Inbound {
+    /// A line that is JSON, and its length in bytes.
+    Json(Value, usize),
+    /// A line that is not JSON: why.
+    Unparsable(String),
+    /// A line longer than the limit: its length.
+    TooLong(usize),
+}
+
+/// What the writer writes: rmcp's messages and the framing layer's answers.
+pub(crate) enum Outgoing {
+    /// A message from rmcp.
+    Rmcp(Box<TxJsonRpcMessage<RoleServer>>),
+    /// An answer of the framing layer.
+    Raw(Value),
+}
+
+/// A request id, as the pending table keys it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum IdKey {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    Text(String),
+}
+
+impl IdKey {
+    fn from_json(id: &Value) -> Option<Self> {
+        match id {
+            Value::Number(n) => n.as_i64().map(IdKey::Number),
+            Value::String(s) => Some(IdKey::Text(s.clone())),
+            _ => None,
+        }
+    }
+
+    /// The id of a response or error rmcp sends, if it is one.
+    pub(crate) fn of_response(message: &TxJsonRpcMessage<RoleServer>) -> Option<Self> {
+        use rmcp::model::{JsonRpcMessage, NumberOrString};
+        let id = match message {
+            JsonRpcMessage::Response(response) => &response.id,
+            JsonRpcMessage::Error(error) => error.id.as_ref()?,
+            _ => return None,
+        };
+        Some(match id {
+            NumberOrString::Number(n) => IdKey::Number(*n),
+            NumberOrString::String(s) => IdKey::Text(s.to_string()),
+        })
+    }
+}
+
+/// What the framing layer and the writer share: the requests sent to rmcp
+/// and not yet answered.
+#[derive(Default)]
+pub(crate) struct Pending {
+    state: Mutex<PendingState>,
+    /// Woken when a request is answered.
+    answered: Notify,
+}
+
+#[derive(Default)]
+struct PendingState {
+    requests: HashMap<IdKey, (bool, usize)>,
+    calls: usize,
+    bytes: usize,
+}
+
+impl Pending {
+    fn state(&self) -> MutexGuard<'_, PendingState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Forgets an answered request and wakes whoever waits for room.
+    pub(crate) fn answered(&self, id: &IdKey) {
+        let mut state = self.state();
+        if let Some((call, bytes)) = state.requests.remove(id) {
+            state.calls -= usize::from(call);
+            state.bytes -= bytes;
+            drop(state);
+            self.answered.notify_waiters();
+        }
+    }
+
+    /// How many requests are unanswered.
+    pub(crate) fn len(&self) -> usize {
+        self.state().requests.len()
+    }
+
+    fn contains(&self, id: &IdKey) -> bool {
+        self.state().requests.contains_key(id)
+    }
+
+    /// Records the request if there is room for it.
+    fn try_add(&self, id: IdKey, call: bool, bytes: usize, options: &McpOptions) -> bool {
+        let mut state = self.state();
+        let room = if call {
+            state.calls < options.max_in_flight + options.max_queued
+                && (state.calls == 0 || state.bytes + bytes <= options.max_pending_bytes)
+        } else {
+            state.requests.len() - state.calls < OTHER_REQUESTS
+        };
+        if room {
+            state.requests.insert(id, (call, bytes));
+            state.calls += usize::from(call);
+            state.bytes += bytes;
+        }
+        room
+    }
+
+    /// Waits until nothing is unanswered.
+    pub(crate) async fn drained(&self) {
+        loop {
+            let answered = self.answered.notified();
+            tokio::pin!(answered);
+            answered.as_mut().enable();
+            if self.len() == 0 {
+                return;
+            }
+            answered.await;
+        }
+    }
+}
+
+/// Reads stdin line by line on its own thread (a blocked read must never
+/// hold up the runtime or its shutdown), parses each line and hands it over;
+/// a full channel pauses the reading. Returns when input ends or the
+/// receiver is gone.
+pub(crate) fn read_lines(mut input: impl BufRead, lines: &mpsc::Sender<Inbound>, max_line: usize) {
+    let mut line = Vec::new();
+    loop {
+        let read = read_line(&mut input, &mut line, max_line);
+        let inbound = match read {
+            Ok(Line::End) => return,
+            Ok(Line::TooLong(length)) => Inbound::TooLong(length),
+            Ok(Line::Complete) => {
+                let text = line.strip_suffix(b"\n").unwrap_or(&line);
+                let text = text.strip_suffix(b"\r").unwrap_or(text);
+                let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+                if text.iter().all(u8::is_ascii_whitespace) {
+                    line.clear();
+                    continue;
+                }
+                match serde_json::from_slice(text) {
+                    Ok(value) => Inbound::Json(value, text.len()),
+                    Err(error) => Inbound::Unparsable(error.to_string()),
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, "cannot read stdin; treating it as closed");
+                return;
+            }
+        };
+        // A line's buffer is kept for the next one unless it was large.
+        if line.capacity() > 1 << 20 {
+            line = Vec::new();
+        } else {
+            line.clear();
+        }
+        if lines.blocking_send(inbound).is_err() {
+            return;
+        }
+    }
+}
+
+enum Line {
+    Complete,
+    TooLong(usize),
+    End,
+}
+
+/// One line into `line` (with its newline, when it has one), never holding
+/// more than `max` bytes of it: the rest of a longer line is read and
+/// dropped. A last line without a newline counts as a line.
+fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> std::io::Result<Line> {
+    let mut length = 0usize;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if available.is_empty() {
+            return Ok(match length {
+                0 => Line::End,
+                n if n > max => Line::TooLong(n),
+                _ => Line::Complete,
+            });
+        }
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(end) => (&available[..=end], true),
+            None => (available, false),
+        };
+        let taken = chunk.len();
+        length = length.saturating_add(taken);
+        if length <= max.saturating_add(1) {
+            line.extend_from_slice(chunk);
+        } else if !line.is_empty() {
+            *line = Vec::new();
+        }
+        input.consume(taken);
+        if done {
+            // The limit counts the line without its newline.
+            return Ok(if length - 1 > max {
+                Line::TooLong(length - 1)
+            } else {
+                Line::Complete
+            });
+        }
+    }
+}
+
+/// Why the framing layer stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// The client closed stdin.
+    InputClosed,
+    /// Stdout is broken: nothing can be delivered any more.
+    OutputClosed,
+    /// rmcp stopped taking messages.
+    ServiceStopped,
+}
+
+/// The framing layer: routes each line to rmcp or answers it, until input
+/// ends, stdout breaks or rmcp stops.
+pub(crate) struct Framer {
+    pub(crate) lines: mpsc::Receiver<Inbound>,
+    pub(crate) to_rmcp: mpsc::Sender<RxJsonRpcMessage<RoleServer>>,
+    pub(crate) out: mpsc::Sender<Outgoing>,
+    pub(crate) pending: Arc<Pending>,
+    pub(crate) broken: watch::Receiver<bool>,
+    pub(crate) calls: Arc<Calls>,
+    pub(crate) options: McpOptions,
+}
+
+impl Framer {
+    /// Runs until the connection ends, and says why.
+    pub(crate) async fn run(mut self) -> Ending {
+        let mut broken = self.broken.clone();
+        loop {
+            let inbound = tokio::select! {
+                biased;
+                _ = broken.wait_for(|broken| *broken) => return Ending::OutputClosed,
+                inbound = self.lines.recv() => inbound,
+            };
+            let Some(inbound) = inbound else {
+                return Ending::InputClosed;
+            };
+            let routed = tokio::select! {
+                biased;
+                _ = broken.wait_for(|broken| *broken) => return Ending::OutputClosed,
+                routed = self.route(inbound) => routed,
+            };
+            if routed.is_err() {
+                return Ending::ServiceStopped;
+            }
+        }
+    }
+
+    /// Answers `id` with a JSON-RPC error.
+    async fn answer(&self, id: Value, code: i64, message: String) -> Result<(), ()> {
+        tracing::debug!(%id, code, %message, "answering a bad request");
+        let error =
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+        self.out.send(Outgoing::Raw(error)).await.map_err(drop)
+    }
+
+    async fn route(&self, inbound: Inbound) -> Result<(), ()> {
+        let (value, bytes) = match inbound {
+            Inbound::Json(value, bytes) => (value, bytes),
+            Inbound::Unparsable(error) => {
+                let message = format!(
+                    "parse error: {error}; send one JSON-RPC message per line, as UTF-8 JSON \
+                     (no NaN or Infinity, numbers within range, nesting at most 128 deep)"
+                );
+                return self.answer(Value::Null, PARSE_ERROR, message).await;
+            }
+            Inbound::TooLong(length) => {
+                let message = format!(
+                    "the line is {length} bytes long, over the limit of {} bytes; it was \
+                     dropped unread (the server's --max-line-bytes raises the limit)",
+                    self.options.max_line_bytes
+                );
+                return self.answer(Value::Null, INVALID_REQUEST, message).await;
+            }
+        };
+        let Value::Object(message) = value else {
+            let text = "invalid request: send one JSON-RPC message, a JSON object, per line";
+            return self
+                .answer(Value::Null, INVALID_REQUEST, text.to_owned())
+                .await;
+        };
+        let id = message.get("id").cloned();
+        let method = message.get("method").cloned();
+        match (id, method) {
+            // A notification: never answered.
+            (None, Some(_)) => match serde_json::from_value(Value::Object(message)) {
+                Ok(notification) => self.forward(notification).await,
+                Err(error) => {
+                    tracing::debug!(%error, "ignoring a malformed notification");
+                    Ok(())
+                }
+            },
+            (Some(id), Some(Value::String(method))) => {
+                self.request(id, &method, message, bytes).await
+            }
+            // A response to a request of ours (rmcp sends none today).
+            (Some(id), None) if message.contains_key("result") || message.contains_key("error") => {
+                match serde_json::from_value(Value::Object(message)) {
+                    Ok(response) => self.forward(response).await,
+                    Err(error) => {
+                        tracing::debug!(%id, %error, "ignoring a malformed response");
+                        Ok(())
+                    }
+                }
+            }
+            (id, _) => {
+                let id = id.filter(|id| IdKey::from_json(id).is_some());
+                let text = "invalid request: a request needs a string `method` and an `id`";
+                self.answer(id.unwrap_or(Value::Null), INVALID_REQUEST, text.to_owned())
+                    .await
+            }
+        }
+    }
+
+    async fn request(
+        &self,
+        id: Value,
+        method: &str,
+        mut message: Map<String, Value>,
+        bytes: usize,
+    ) -> Result<(), ()> {
+        let Some(key) = IdKey::from_json(&id) else {
+            let text = format!("invalid request: the id must be a string or an integer, not {id}");
+            return self.answer(Value::Null, INVALID_REQUEST, text).await;
+        };
+        if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            let text = r#"invalid request: "jsonrpc" must be "2.0""#.to_owned();
+            return self.answer(id, INVALID_REQUEST, text).await;
+        }
+        if self.pending.contains(&key) {
+            let text = format!(
+                "invalid request: the id {id} is already used by a request in flight; \
+                 that request goes on and will be answered under this id too; \
+                 use a new id for each request"
+            );
+            return self.answer(id, INVALID_REQUEST, text).await;
+        }
+        let call = method == "tools/call";
+        if call && let Err(text) = normalize_arguments(&mut message) {
+            return self.answer(id, INVALID_PARAMS, text).await;
+        }
+        let typed: RxJsonRpcMessage<RoleServer> =
+            match serde_json::from_value(Value::Object(message)) {
+                Ok(typed) => typed,
+                Err(error) => {
+                    let text = format!("invalid params for {method}: {error}");
+                    return self.answer(id, INVALID_PARAMS, text).await;
+                }
+            };
+        // Wait for room; reading pauses meanwhile.
+        loop {
+            let answered = self.pending.answered.notified();
+            tokio::pin!(answered);
+            answered.as_mut().enable();
+            if self
+                .pending
+                .try_add(key.clone(), call, bytes, &self.options)
+            {
+                break;
+            }
+            answered.await;
+        }
+        if call && self.calls.running() >= self.options.max_in_flight {
+            tracing::debug!(%id, "every call slot is taken: the call waits");
+        }
+        self.forward(typed).await
+    }
+
+    async fn forward(&self, message: RxJsonRpcMessage<RoleServer>) -> Result<(), ()> {
+        self.to_rmcp.send(message).await.map_err(drop)
+    }
+}
+
+/// `tools/call`'s `arguments` made an object (a string holding a JSON object
+/// is parsed, as `jig call` parses its argument), or the guidance to send.
+fn normalize_arguments(message: &mut Map<String, Value>) -> Result<(), String> {
+    let Some(Value::Object(params)) = message.get_mut("params") else {
+        return Err("invalid params: tools/call takes an object, such as \
+             {\"name\": \"grep\", \"arguments\": {\"pattern\": \"TODO\"}}"
+            .to_owned());
+    };
+    if !params.get("name").is_some_and(Value::is_string) {
+        return Err(
+            "invalid params: tools/call needs `name`, the tool to call, as a string; \
+             tools/list gives the names"
+                .to_owned(),
+        );
+    }
+    let kind = match params.get("arguments") {
+        None | Some(Value::Null | Value::Object(_)) => return Ok(()),
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Ok(object @ Value::Object(_)) => {
+                params.insert("arguments".to_owned(), object);
+                return Ok(());
+            }
+            _ => "a string that does not hold a JSON object",
+        },
+        Some(Value::Array(_)) => "an array",
+        Some(Value::Number(_)) => "a number",
+        Some(Value::Bool(_)) => "a boolean",
+    };
+    Err(format!(
+        "invalid params: `arguments` must be a JSON object mapping the tool's argument names \
+         to values, such as {{\"path\": \"src\"}}; got {kind}. tools/list gives each tool's \
+         inputSchema"
+    ))
+}
+
+/// rmcp's side of the channel: typed messages in, messages out to the
+/// writer.
+pub(crate) struct ChannelTransport {
+    pub(crate) incoming: mpsc::Receiver<RxJsonRpcMessage<RoleServer>>,
+    pub(crate) out: mpsc::Sender<Outgoing>,
+}
+
+/// The writer is gone: stdout is closed.
+#[derive(Debug, thiserror::Error)]
+#[error("the server's output is closed")]
+pub(crate) struct OutputClosed;
+
+impl Transport<RoleServer> for ChannelTransport {
+    type Error = OutputClosed;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let out = self.out.clone();
+        async move {
+            out.send(Outgoing::Rmcp(Box::new(item)))
+                .await
+                .map_err(|_| OutputClosed)
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        self.incoming.recv().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.incoming.close();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], max: usize) -> Vec<String> {
+        let mut input = std::io::BufReader::with_capacity(4, input);
+        let mut line = Vec::new();
+        let mut seen = Vec::new();
+        loop {
+            match read_line(&mut input, &mut line, max).unwrap() {
+                Line::End => return seen,
+                Line::TooLong(n) => seen.push(format!("too long: {n}")),
+                Line::Complete => seen.push(String::from_utf8_lossy(&line).into_owned()),
+            }
+            line.clear();
+        }
+    }
+
+    #[test]
+    fn lines_over_the_limit_are_dropped_and_measured() {
+        assert_eq!(
+            lines(b"abc\nabcdefgh\nab\nlast", 5),
+            ["abc\n", "too long: 8", "ab\n", "last"]
+        );
+        assert_eq!(lines(b"abcde\n", 5), ["abcde\n"]);
+    }
+
+    #[test]
+    fn arguments_are_made_an_object_or_refused_with_guidance() {
+        let mut message = json!({"params": {"name": "t", "arguments": "{\"a\": 1}"}});
+        let Value::Object(map) = &mut message else {
+            unreachable!()
+        };
+        assert_eq!(normalize_arguments(map), Ok(()));
+        assert_eq!(map["params"]["arguments"], json!({"a": 1}));
+        for bad in [json!("[1]"), json!([1]), json!(3), json!(true)] {
+            let mut message = json!({"params": {"name": "t", "arguments": bad}});
+            let Value::Object(map) = &mut message else {
+                unreachable!()
+            };
+            let error = normalize_arguments(map).unwrap_err();
+            assert!(error.contains("must be a JSON object"), "{error}");
+        }
+    }
+}

@@ -1,0 +1,453 @@
+//! `jig mcp`: the registry's tools served to an MCP client over stdio, with
+//! the official Rust SDK (`rmcp`) behind a framing layer of our own.
+//!
+//! - `tools/list` answers the registry's MCP schemas, built once at start.
+//! - `tools/call` is dispatched through the registry (policy, validation,
+//!   kernel) on tokio's blocking pool, at most `max_in_flight` at once, so
+//!   concurrent calls run concurrently and the async runtime never waits on
+//!   a child process.
+//! - A refusal is a tool result with `isError: true` and the guidance text;
+//!   a command that ran is a plain result whatever its exit code.
+//! - A cancelled request (`notifications/cancelled`) cancels the call's
+//!   token: the kernel ends the command's whole process group.
+//! - The client going away: after stdin ends, calls still running after
+//!   `eof_grace` are cancelled and answered as cancelled; a broken stdout
+//!   cancels every call at once. The server then exits 0, saying why.
+//! - [`framing`] reads and answers every line (see there); [`output`] owns
+//!   stdout; both run on threads of their own, so a peer that stops reading
+//!   or writing never blocks the runtime.
+//! - Stdout is the JSON-RPC channel: logs go to stderr (never blocking: see
+//!   `crate::logging`), and command children never see the server's stdin
+//!   or stdout (the kernel gives them `/dev/null` and a pipe of its own).
+
+use std::os::fd::AsFd;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use jig_kernel::CancelToken;
+use jig_lineage::ToolResult;
+use jig_presets::{DispatchOptions, Registry, SchemaFormat};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+
+use crate::args::GlobalArgs;
+use crate::error::{CliError, EXIT_OK, exit};
+use crate::signals;
+
+mod calls;
+mod framing;
+mod output;
+
+use calls::Calls;
+use framing::{ChannelTransport, Ending, Framer, Pending};
+
+/// Arguments of `jig mcp`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Speaks MCP (JSON-RPC) on stdin and stdout; logs go to stderr. A client configuration:
+
+  {\"mcpServers\": {\"jig\": {\"command\": \"jig\",
+      \"args\": [\"--root\", \"/path/to/workspace\", \"mcp\"]}}}
+
+When the client closes stdin, calls still running after --eof-grace-ms are cancelled and
+answered as cancelled; when it closes stdout, every call is cancelled at once.")]
+pub(crate) struct McpArgs {
+    /// Calls that may run at once [default: 32 per CPU, from 32 to 256]
+    #[arg(long, value_name = "N")]
+    max_in_flight: Option<usize>,
+
+    /// Calls that may wait for a free slot before reading pauses [default: 4 × --max-in-flight]
+    #[arg(long, value_name = "N")]
+    max_queued: Option<usize>,
+
+    /// The longest request line, in bytes; a longer one is answered with an error
+    #[arg(long, value_name = "BYTES", default_value_t = McpOptions::DEFAULT_MAX_LINE_BYTES)]
+    max_line_bytes: usize,
+
+    /// How long calls get to end after the client closed stdin, in milliseconds
+    #[arg(long, value_name = "MS", default_value_t = McpOptions::DEFAULT_EOF_GRACE_MS)]
+    eof_grace_ms: u64,
+}
+
+/// The limits of one MCP connection, each a plain field so that it can be a
+/// configuration key.
+///
+/// Memory per connection is bounded by them: the requests read and not yet
+/// answered hold at most `max_pending_bytes` (or one request, when it alone
+/// is larger), plus the line being read (at most `max_line_bytes`), plus one
+/// parsed line on its way; the answers hold at most `max_in_flight` results
+/// being made and `outgoing_queue` results waiting for stdout, each bounded
+/// by its tool's output budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct McpOptions {
+    /// Calls that run at once.
+    pub(crate) max_in_flight: usize,
+    /// Calls that wait for a slot; past them, reading stdin pauses.
+    pub(crate) max_queued: usize,
+    /// The longest request line, in bytes.
+    pub(crate) max_line_bytes: usize,
+    /// The request text held at once (running and waiting calls).
+    pub(crate) max_pending_bytes: usize,
+    /// Messages waiting for stdout; past them, answers wait.
+    pub(crate) outgoing_queue: usize,
+    /// How long calls get to end after stdin closed, before they are
+    /// cancelled.
+    pub(crate) eof_grace: Duration,
+}
+
+impl McpOptions {
+    /// The default line limit: 4 MiB.
+    pub(crate) const DEFAULT_MAX_LINE_BYTES: usize = 4 << 20;
+    /// The default grace after stdin closed: 250 ms.
+    pub(crate) const DEFAULT_EOF_GRACE_MS: u64 = 250;
+
+    /// The defaults, sized to this machine.
+    pub(crate) fn for_this_machine() -> Self {
+        let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+        let max_in_flight = (32 * cpus).clamp(32, 256);
+        Self {
+            max_in_flight,
+            max_queued: 4 * max_in_flight,
+            max_line_bytes: Self::DEFAULT_MAX_LINE_BYTES,
+            max_pending_bytes: 64 << 20,
+            outgoing_queue: 64,
+            eof_grace: Duration::from_millis(Self::DEFAULT_EOF_GRACE_MS),
+        }
+    }
+
+    fn from_args(args: &McpArgs) -> Self {
+        let defaults = Self::for_this_machine();
+        let max_in_flight = args.max_in_flight.unwrap_or(defaults.max_in_flight).max(1);
+        Self {
+            max_in_flight,
+            max_queued: args.max_queued.unwrap_or(4 * max_in_flight),
+            max_line_bytes: args.max_line_bytes.max(1),
+            eof_grace: Duration::from_millis(args.eof_grace_ms),
+            ..defaults
+        }
+    }
+}
+
+/// How long cancelled calls get to be answered before the server exits
+/// anyway (the kernel ends a process group well within it).
+const CANCEL_WAIT: Duration = Duration::from_secs(5);
+
+/// Builds the registry, then serves it until the client goes away.
+pub(crate) fn run(global: &GlobalArgs, args: &McpArgs) -> Result<ExitCode, CliError> {
+    let options = McpOptions::from_args(args);
+    let built = crate::preset::build(global)?;
+    let confinement = built.registry.kernel().confinement();
+    if confinement.is_complete() {
+        tracing::info!(containment = %confinement, "commands are contained");
+    } else {
+        tracing::warn!(containment = %confinement, "commands are not fully contained");
+    }
+    let server = JigServer::new(built.registry, Calls::new(options.max_in_flight))?;
+    // The async side only moves JSON: every call runs on the blocking pool,
+    // so one async thread is enough and saves a cross-thread wake-up per
+    // message; calls still run concurrently, each on its own pool thread.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .max_blocking_threads(options.max_in_flight.saturating_add(8))
+        .build()
+        .map_err(|error| CliError::Internal(format!("cannot start the async runtime: {error}")))?;
+    let result = runtime.block_on(serve(server, options));
+    // Every call was answered or cancelled by now; a straggler gets the
+    // kernel's time to end its process group, no more.
+    runtime.shutdown_timeout(CANCEL_WAIT);
+    result.map(|()| exit(EXIT_OK))
+}
+
+/// Stdin or stdout as a file of its own (a duplicate descriptor), read and
+/// written without std's buffering and locks.
+fn duplicate(fd: std::os::fd::BorrowedFd<'_>, what: &str) -> Result<std::fs::File, CliError> {
+    fd.try_clone_to_owned()
+        .map(std::fs::File::from)
+        .map_err(|error| CliError::Internal(format!("cannot use {what}: {error}")))
+}
+
+async fn serve(server: JigServer, options: McpOptions) -> Result<(), CliError> {
+    tracing::info!(
+        tools = server.tools.len(),
+        max_in_flight = options.max_in_flight,
+        max_queued = options.max_queued,
+        "serving MCP on stdio"
+    );
+    let calls = Arc::clone(&server.calls);
+    let pending = Arc::new(Pending::default());
+    let (lines_tx, lines_rx) = mpsc::channel(1);
+    let (out_tx, out_rx) = mpsc::channel(options.outgoing_queue.max(1));
+    let (to_rmcp_tx, to_rmcp_rx) = mpsc::channel(16);
+    let (broken_tx, broken_rx) = watch::channel(false);
+
+    let input = duplicate(std::io::stdin().as_fd(), "stdin")?;
+    let max_line = options.max_line_bytes;
+    std::thread::Builder::new()
+        .name("jig-mcp-in".to_owned())
+        .spawn(move || {
+            let input = std::io::BufReader::with_capacity(64 << 10, input);
+            framing::read_lines(input, &lines_tx, max_line);
+        })
+        .map_err(|error| CliError::Internal(format!("cannot start a thread: {error}")))?;
+    let output = duplicate(std::io::stdout().as_fd(), "stdout")?;
+    let output = std::io::BufWriter::with_capacity(64 << 10, output);
+    let written = output::spawn(
+        output,
+        out_rx,
+        Arc::clone(&pending),
+        Arc::clone(&calls),
+        broken_tx,
+    )
+    .map_err(|error| CliError::Internal(format!("cannot start a thread: {error}")))?;
+
+    let framer = Framer {
+        lines: lines_rx,
+        to_rmcp: to_rmcp_tx,
+        out: out_tx.clone(),
+        pending: Arc::clone(&pending),
+        broken: broken_rx,
+        calls: Arc::clone(&calls),
+        options: options.clone(),
+    };
+    let framing = tokio::spawn(leave(framer, Arc::clone(&pending), Arc::clone(&calls)));
+    let transport = ChannelTransport {
+        incoming: to_rmcp_rx,
+        out: out_tx,
+    };
+
+    let served = tokio::select! {
+        served = run_service(server, transport) => served,
+        stop = signals::termination() => {
+            // Cancelling every call ends each running command's process
+            // group before we exit: a command must not outlive the server
+            // that bounds it.
+            let cancelled = calls.cancel_all(stop.name());
+            tracing::info!(signal = stop.name(), cancelled, "stopping: cancelled the calls in flight");
+            Ok(())
+        }
+    };
+    if framing.is_finished() {
+        match framing.await {
+            Ok(ending) => log_ending(ending),
+            Err(error) => tracing::error!(%error, "the framing layer failed"),
+        }
+    } else {
+        framing.abort();
+    }
+    // Let the last answers out, if stdout takes them.
+    let _ = tokio::time::timeout(Duration::from_secs(1), written).await;
+    served
+}
+
+/// Serves until rmcp stops (the framing layer closed its input).
+async fn run_service(server: JigServer, transport: ChannelTransport) -> Result<(), CliError> {
+    let running = match server.serve(transport).await {
+        Ok(running) => running,
+        Err(error) => {
+            // A client that left before initializing is not a failure.
+            tracing::info!(%error, "the client left before the MCP session started");
+            return Ok(());
+        }
+    };
+    let reason = running
+        .waiting()
+        .await
+        .map_err(|error| CliError::Internal(format!("the MCP service failed: {error}")))?;
+    tracing::debug!(?reason, "MCP service stopped");
+    Ok(())
+}
+
+/// Runs the framing layer; when stdin ends, gives the calls in flight the
+/// grace, cancels those still running and waits (bounded) for their answers;
+/// then closes rmcp's input, which ends the service.
+async fn leave(framer: Framer, pending: Arc<Pending>, calls: Arc<Calls>) -> Ending {
+    let grace = framer.options.eof_grace;
+    let ending = framer.run().await;
+    match ending {
+        Ending::InputClosed => {
+            if tokio::time::timeout(grace, pending.drained())
+                .await
+                .is_err()
+            {
+                let cancelled = calls.cancel_all("the client closed its input");
+                tracing::info!(
+                    cancelled,
+                    ?grace,
+                    "the client closed its input: cancelled the calls still running after the grace"
+                );
+                let _ = tokio::time::timeout(CANCEL_WAIT, pending.drained()).await;
+            }
+        }
+        Ending::OutputClosed => {
+            calls.cancel_all("the client closed the server's output");
+        }
+        Ending::ServiceStopped => {}
+    }
+    ending
+}
+
+fn log_ending(ending: Ending) {
+    match ending {
+        Ending::InputClosed => tracing::info!("stopping: the client closed its input"),
+        Ending::OutputClosed => tracing::info!("stopping: the client closed the server's output"),
+        Ending::ServiceStopped => tracing::info!("stopping: the MCP service ended"),
+    }
+}
+
+/// The MCP face of a registry.
+struct JigServer {
+    registry: Arc<Registry>,
+    tools: Arc<Vec<McpTool>>,
+    calls: Arc<Calls>,
+}
+
+/// What a call came to: a result of the registry, or cancelled before it
+/// started.
+enum Called {
+    Dispatched(Box<ToolResult>),
+    NotStarted(String),
+}
+
+impl JigServer {
+    fn new(registry: Registry, calls: Arc<Calls>) -> Result<Self, CliError> {
+        let tools = mcp_tools(&registry)?;
+        Ok(Self {
+            registry: Arc::new(registry),
+            tools: Arc::new(tools),
+            calls,
+        })
+    }
+
+    /// Waits for a call slot, then runs one call on the blocking pool;
+    /// cancelling `context.ct` cancels the call's token, which ends its
+    /// process group.
+    async fn dispatch(
+        &self,
+        name: String,
+        arguments: Value,
+        cancel_on: RequestContext<RoleServer>,
+    ) -> Result<Called, McpError> {
+        let _slot = tokio::select! {
+            slot = self.calls.slot() => match slot {
+                Ok(slot) => slot,
+                Err(calls::Stopped(why)) => return Ok(Called::NotStarted(why)),
+            },
+            // rmcp drops the answer of a cancelled request.
+            () = cancel_on.ct.cancelled() => {
+                return Ok(Called::NotStarted("the request was cancelled".to_owned()));
+            }
+        };
+        let token = CancelToken::new();
+        let _registered = self.calls.register(token.clone());
+        // If this future is dropped before the call ends (the runtime shuts
+        // down as the client leaves), the guard still ends the command.
+        let _guard = CancelOnDrop(token.clone());
+        let registry = Arc::clone(&self.registry);
+        let options = DispatchOptions::with_cancel(token.clone());
+        let tool = name.clone();
+        let mut call = tokio::task::spawn_blocking(move || {
+            registry.dispatch_with(&tool, &arguments, &options)
+        });
+        let joined = tokio::select! {
+            joined = &mut call => joined,
+            () = cancel_on.ct.cancelled() => {
+                tracing::info!(tool = %name, "request cancelled; ending its command");
+                token.cancel();
+                call.await
+            }
+        };
+        // A failed join is a bug in a layer below (a panic), not a refusal:
+        // it is reported as a JSON-RPC internal error.
+        joined
+            .map(|result| Called::Dispatched(Box::new(result)))
+            .map_err(|error| {
+                tracing::error!(tool = %name, %error, "the call failed inside the server");
+                McpError::internal_error(
+                    format!("the call failed inside the server: {error}"),
+                    None,
+                )
+            })
+    }
+}
+
+/// Cancels its token when dropped: a call whose request future is dropped
+/// (not only cancelled) must not leave its command running.
+struct CancelOnDrop(CancelToken);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// The registry's MCP schemas as rmcp's tool type.
+fn mcp_tools(registry: &Registry) -> Result<Vec<McpTool>, CliError> {
+    let Value::Array(entries) = registry.schemas(SchemaFormat::Mcp) else {
+        return Err(CliError::Internal(
+            "the registry's MCP schemas are not a list".to_owned(),
+        ));
+    };
+    entries
+        .into_iter()
+        .map(|entry| {
+            serde_json::from_value(entry).map_err(|error| {
+                CliError::Internal(format!("a tool schema is not a valid MCP tool: {error}"))
+            })
+        })
+        .collect()
+}
+
+impl ServerHandler for JigServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                env!("CARGO_PKG_NAME"),
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(
+                "Each tool runs one fixed command template; you fill only its typed slots. \
+                 Commands run in the workspace folder, without a shell, with a timeout and a \
+                 bounded output. A refused call says which argument failed and what to do \
+                 instead.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let arguments = request.arguments.map_or(Value::Null, Value::Object);
+        let result = self
+            .dispatch(request.name.into_owned(), arguments, context)
+            .await?;
+        let result = match result {
+            Called::Dispatched(result) if matches!(*result, ToolResult::Ran { .. }) => {
+                CallToolResult::success(vec![ContentBlock::text(result.text())])
+            }
+            Called::Dispatched(result) => {
+                CallToolResult::error(vec![ContentBlock::text(result.text())])
+            }
+            Called::NotStarted(why) => CallToolResult::error(vec![ContentBlock::text(format!(
+                "cancelled before it started: {why}; nothing ran"
+            ))]),
+        };
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,614 @@
+//! `jig mcp`, `jig call` and `jig agent` under faults, back-pressure and bad
+//! input: one test per defect of issue 14, each driving the real binary over
+//! stdio with a raw JSON-lines client, bounded in time, and asserting what a
+//! client or an operator observes (processes are identified by pid *and*
+//! start time, so a reused pid cannot pass for a live or a dead one).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::{JIG, NAP, example_root, tools_dir};
+
+/// Prints about 20 MB: `seq 1 3000000`.
+const SEQ: &str = r#"{
+  "name": "many_lines",
+  "description": "Print many lines",
+  "command": "seq 1 {count}",
+  "arguments": {"count": {"type": "number", "description": "How many", "required": true}}
+}"#;
+
+/// A process, named by pid and start time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Proc {
+    pid: u32,
+    start: u64,
+}
+
+struct Stat {
+    comm: String,
+    state: char,
+    ppid: u32,
+    start: u64,
+}
+
+fn stat(pid: u32) -> Option<Stat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let fields: Vec<&str> = text[close + 1..].split_whitespace().collect();
+    // Fields after the name: state (3), ppid (4) ... starttime (22).
+    Some(Stat {
+        comm: text[open + 1..close].to_owned(),
+        state: fields.first()?.chars().next()?,
+        ppid: fields.get(1)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+    })
+}
+
+impl Proc {
+    fn of(pid: u32) -> Self {
+        let start = stat(pid).map_or(0, |s| s.start);
+        Self { pid, start }
+    }
+
+    /// Gone: no such pid, another process under it, or a zombie.
+    fn gone(self) -> bool {
+        stat(self.pid).is_none_or(|s| s.start != self.start || s.state == 'Z')
+    }
+
+    fn wait_gone(self, bound: Duration) -> bool {
+        let deadline = Instant::now() + bound;
+        while Instant::now() < deadline {
+            if self.gone() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.gone()
+    }
+}
+
+/// Live descendants of `root` named `comm`.
+fn descendants(root: u32, comm: &str) -> Vec<Proc> {
+    let all: Vec<(u32, Stat)> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| Some((pid, stat(pid)?)))
+        .collect();
+    let descends = |mut pid: u32| {
+        for _ in 0..8 {
+            match all.iter().find(|(p, _)| *p == pid) {
+                Some((_, s)) if s.ppid == root => return true,
+                Some((_, s)) => pid = s.ppid,
+                None => return false,
+            }
+        }
+        false
+    };
+    all.iter()
+        .filter(|(pid, s)| s.comm == comm && s.state != 'Z' && descends(*pid))
+        .map(|(pid, s)| Proc {
+            pid: *pid,
+            start: s.start,
+        })
+        .collect()
+}
+
+fn wait_for(root: u32, comm: &str, count: usize, bound: Duration) -> Vec<Proc> {
+    let deadline = Instant::now() + bound;
+    loop {
+        let found = descendants(root, comm);
+        if found.len() >= count || Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A kibibyte figure of `/proc/PID/status`, in MiB.
+fn status_mib(pid: u32, key: &str) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with(key)).unwrap();
+    let kib: f64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib / 1024.0
+}
+
+/// A `jig mcp` driven by raw JSON lines.
+struct Raw {
+    child: Child,
+    proc: Proc,
+    stdin: Option<ChildStdin>,
+    lines: Option<Receiver<Value>>,
+    _tools: tempfile::TempDir,
+}
+
+impl Raw {
+    /// Starts `jig ... ARGS mcp` with nap and many_lines tools; initialized.
+    fn start(args: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Self {
+        Self::start_with(args, &[], env, stderr)
+    }
+
+    /// [`start`](Self::start) with `jig ... ARGS mcp MCP_ARGS`.
+    fn start_with(args: &[&str], mcp_args: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Self {
+        let tools = tools_dir(&[("nap.tool.json", NAP), ("many_lines.tool.json", SEQ)]);
+        let mut child = Command::new(JIG)
+            .arg("--root")
+            .arg(example_root())
+            .arg("--tools")
+            .arg(tools.path())
+            .args(args)
+            .arg("mcp")
+            .args(mcp_args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        let proc = Proc::of(child.id());
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut raw = Self {
+            stdin: child.stdin.take(),
+            child,
+            proc,
+            lines: Some(rx),
+            _tools: tools,
+        };
+        raw.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        );
+        assert_eq!(raw.recv(Duration::from_secs(20))["id"], 0);
+        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        raw
+    }
+
+    fn send_bytes(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_bytes(message.to_string().as_bytes());
+    }
+
+    fn call(&mut self, id: u64, name: &str, arguments: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}));
+    }
+
+    fn recv(&self, bound: Duration) -> Value {
+        match self.lines.as_ref().unwrap().recv_timeout(bound) {
+            Ok(value) => value,
+            Err(RecvTimeoutError::Timeout) => panic!("no answer within {bound:?}"),
+            Err(RecvTimeoutError::Disconnected) => panic!("the server closed stdout"),
+        }
+    }
+
+    /// Waits for the server to exit, and its status; kills it past `bound`.
+    fn exit_status(&mut self, bound: Duration) -> Option<i32> {
+        let exited = self.proc.wait_gone(bound);
+        if !exited {
+            self.child.kill().ok();
+        }
+        let status = self.child.wait().unwrap();
+        exited.then(|| status.code()).flatten()
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        if !self.proc.gone() {
+            self.child.kill().ok();
+        }
+        self.child.wait().ok();
+    }
+}
+
+fn text(answer: &Value) -> String {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn closing_stdin_cancels_the_calls_still_running_after_the_grace() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    server.call(1, "nap", json!({"seconds": 1}));
+    let sleeper = wait_for(server.proc.pid, "sleep", 1, Duration::from_secs(10));
+    assert_eq!(sleeper.len(), 1, "the nap command never started");
+    let closed = Instant::now();
+    drop(server.stdin.take());
+    // The grace is 250 ms: the one-second nap is cancelled, and answered so.
+    let answer = server.recv(Duration::from_secs(3));
+    assert_eq!(answer["id"], 1);
+    assert!(text(&answer).contains("cancelled"), "{answer}");
+    assert!(sleeper[0].wait_gone(Duration::from_secs(2)));
+    assert!(
+        closed.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        closed.elapsed()
+    );
+    assert_eq!(server.exit_status(Duration::from_secs(5)), Some(0));
+}
+
+#[test]
+fn a_broken_stdout_cancels_every_call_at_once() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    server.call(1, "nap", json!({"seconds": 60}));
+    server.call(2, "nap", json!({"seconds": 60}));
+    let sleepers = wait_for(server.proc.pid, "sleep", 2, Duration::from_secs(10));
+    assert_eq!(sleepers.len(), 2);
+    // Close our end of stdout; stdin stays open. The next answer breaks.
+    // The reader thread lets go of the pipe at the next answer; the one
+    // after it meets EPIPE.
+    drop(server.lines.take());
+    for id in 10..2000 {
+        if server.stdin.as_mut().is_none() {
+            break;
+        }
+        let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+        let stdin = server.stdin.as_mut().unwrap();
+        if stdin.write_all(format!("{ping}\n").as_bytes()).is_err() {
+            break;
+        }
+        if sleepers.iter().all(|s| s.gone()) {
+            break;
+        }
+    }
+    for sleeper in sleepers {
+        assert!(
+            sleeper.wait_gone(Duration::from_secs(3)),
+            "a call outlived stdout"
+        );
+    }
+    assert_eq!(server.exit_status(Duration::from_secs(5)), Some(0));
+}
+
+#[test]
+fn an_unread_stderr_never_stops_the_server() {
+    // Trace logging writes several lines per message; stderr is a pipe
+    // nobody reads (64 KiB fill it).
+    let mut server = Raw::start(&[], &[("JIG_LOG", "trace")], Stdio::piped());
+    for id in 1..=3000 {
+        server.send_bytes(
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","x":NaN}}"#).as_bytes(),
+        );
+        server.send(&json!({"jsonrpc": "2.0", "id": format!("p{id}"), "method": "ping"}));
+    }
+    for _ in 0..6000 {
+        server.recv(Duration::from_secs(10));
+    }
+    let stderr = server.child.stderr.take();
+    assert!(stderr.is_some());
+}
+
+#[test]
+fn calls_beyond_the_bound_wait_and_pings_are_answered_at_once() {
+    let mut server = Raw::start_with(&[], &["--max-in-flight", "2"], &[], Stdio::null());
+    let start = Instant::now();
+    for id in 1..=6 {
+        server.call(id, "nap", json!({"seconds": 1}));
+    }
+    server.send(&json!({"jsonrpc": "2.0", "id": 100, "method": "ping"}));
+    let pong = server.recv(Duration::from_secs(5));
+    assert_eq!(pong["id"], 100, "{pong}");
+    assert!(
+        start.elapsed() < Duration::from_millis(800),
+        "{:?}",
+        start.elapsed()
+    );
+    let mut most = 0;
+    let mut answered = 0;
+    while answered < 6 {
+        most = most.max(descendants(server.proc.pid, "sleep").len());
+        if let Ok(answer) = server
+            .lines
+            .as_ref()
+            .unwrap()
+            .recv_timeout(Duration::from_millis(20))
+        {
+            assert!(text(&answer).starts_with("exit: 0"), "{answer}");
+            answered += 1;
+        }
+        assert!(start.elapsed() < Duration::from_secs(15));
+    }
+    assert!(most <= 2, "{most} commands ran at once");
+    assert!(
+        start.elapsed() >= Duration::from_millis(2900),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn unread_answers_pause_reading_with_bounded_memory() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    let baseline = status_mib(server.proc.pid, "VmRSS");
+    let mut stdin = server.stdin.take().unwrap();
+    // Nobody reads the answers while 60,000 pings go in.
+    let writer = std::thread::spawn(move || {
+        for id in 0..60_000 {
+            let ping = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            if writeln!(stdin, "{ping}").is_err() {
+                return None;
+            }
+        }
+        Some(stdin)
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    let held = status_mib(server.proc.pid, "VmRSS");
+    assert!(
+        held < baseline + 16.0,
+        "{baseline:.1} MiB grew to {held:.1} MiB"
+    );
+    for id in 0..60_000 {
+        assert_eq!(server.recv(Duration::from_secs(10))["id"], id);
+    }
+    server.stdin = writer.join().unwrap();
+}
+
+#[test]
+fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    let mut deep = br#"{"jsonrpc":"2.0","id":9,"method":"ping","x":"#.to_vec();
+    deep.extend([b'['; 200]);
+    deep.extend([b']'; 200]);
+    deep.push(b'}');
+    let mut long = br#"{"jsonrpc":"2.0","id":10,"method":"ping","x":""#.to_vec();
+    long.extend(std::iter::repeat_n(b'a', 17 << 20));
+    long.extend(br#""}"#);
+    let cases: Vec<(Vec<u8>, Value, i64)> = vec![
+        (
+            br#"{"jsonrpc":"2.0","id":3,"method":"ping","x":"\xff"}"#.to_vec(),
+            Value::Null,
+            -32700,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":4,"method":"ping","x":"\ud800"}"#.to_vec(),
+            Value::Null,
+            -32700,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":5,"method":"ping","x":NaN}"#.to_vec(),
+            Value::Null,
+            -32700,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":6,"method":"ping","x":1e999}"#.to_vec(),
+            Value::Null,
+            -32700,
+        ),
+        (deep, Value::Null, -32700),
+        (long, Value::Null, -32600),
+        (br#"{"id":11,"method":"ping"}"#.to_vec(), json!(11), -32600),
+        (
+            br#"{"jsonrpc":"1.0","id":12,"method":"ping"}"#.to_vec(),
+            json!(12),
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":13,"method":"tools/list","params":"x"}"#.to_vec(),
+            json!(13),
+            -32602,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":14,"method":5}"#.to_vec(),
+            json!(14),
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"arguments":{}}}"#
+                .to_vec(),
+            json!("s"),
+            -32602,
+        ),
+        (br#"[1,2]"#.to_vec(), Value::Null, -32600),
+        (
+            br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#.to_vec(),
+            Value::Null,
+            -32600,
+        ),
+    ];
+    for (line, id, code) in cases {
+        // A malformed notification first: never answered.
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 5}));
+        server.send_bytes(&line);
+        let answer = server.recv(Duration::from_secs(10));
+        let shown = String::from_utf8_lossy(&line[..line.len().min(60)]).into_owned();
+        assert_eq!(answer["id"], id, "{shown}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{shown}: {answer}");
+    }
+    server.call(20, "nap", json!({"seconds": 0}));
+    let answer = server.recv(Duration::from_secs(10));
+    assert_eq!(answer["id"], 20);
+    assert!(text(&answer).starts_with("exit: 0"), "{answer}");
+}
+
+#[test]
+fn bad_arguments_get_32602_with_guidance_and_a_json_string_is_accepted() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    for (id, arguments) in [
+        (1, json!("[1]")),
+        (2, json!([1])),
+        (3, json!(7)),
+        (4, json!("no")),
+    ] {
+        server.call(id, "nap", arguments);
+        let answer = server.recv(Duration::from_secs(10));
+        assert_eq!(answer["id"], id);
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("must be a JSON object"), "{message}");
+    }
+    server.call(5, "nap", json!(r#"{"seconds": 0}"#));
+    let answer = server.recv(Duration::from_secs(10));
+    assert_eq!(answer["id"], 5);
+    assert!(text(&answer).starts_with("exit: 0"), "{answer}");
+}
+
+#[test]
+fn a_duplicate_in_flight_id_is_refused_and_the_call_runs_once() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    server.call(7, "nap", json!({"seconds": 1}));
+    assert_eq!(
+        wait_for(server.proc.pid, "sleep", 1, Duration::from_secs(10)).len(),
+        1
+    );
+    server.call(7, "nap", json!({"seconds": 1}));
+    let refusal = server.recv(Duration::from_secs(1));
+    assert_eq!(refusal["id"], 7);
+    assert_eq!(refusal["error"]["code"], -32600, "{refusal}");
+    assert_eq!(descendants(server.proc.pid, "sleep").len(), 1);
+    let result = server.recv(Duration::from_secs(5));
+    assert_eq!(result["id"], 7);
+    assert!(text(&result).starts_with("exit: 0"), "{result}");
+}
+
+#[test]
+fn a_big_output_keeps_the_servers_memory_bounded() {
+    let budget: usize = 10 << 20;
+    let mut server = Raw::start(&["--max-output", &budget.to_string()], &[], Stdio::null());
+    server.call(1, "nap", json!({"seconds": 0}));
+    server.recv(Duration::from_secs(10));
+    let before = status_mib(server.proc.pid, "VmRSS");
+    server.call(2, "many_lines", json!({"count": 3_000_000}));
+    let answer = server.recv(Duration::from_secs(60));
+    assert!(
+        text(&answer).contains("2999999"),
+        "{}",
+        &text(&answer)[..100]
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let peak = status_mib(server.proc.pid, "VmHWM");
+    let after = status_mib(server.proc.pid, "VmRSS");
+    let budget_mib = (budget >> 20) as f64;
+    eprintln!("before {before:.1} MiB, peak {peak:.1} MiB, after {after:.1} MiB");
+    assert!(
+        after < before + 16.0,
+        "{before:.1} MiB before, {after:.1} MiB after"
+    );
+    assert!(
+        peak < before + 2.0 * budget_mib + 16.0,
+        "peak {peak:.1} MiB, before {before:.1}"
+    );
+}
+
+/// `jig call` of a 60-second nap, with stdin `input` when given.
+fn jig_call(tools: &tempfile::TempDir, args: &[&str]) -> Command {
+    let mut command = Command::new(JIG);
+    command
+        .arg("--root")
+        .arg(example_root())
+        .arg("--tools")
+        .arg(tools.path())
+        .arg("call")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+#[test]
+fn jig_call_ends_its_command_on_termination_signals() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    for (signal, status) in [
+        (Signal::SIGINT, 130),
+        (Signal::SIGTERM, 143),
+        (Signal::SIGHUP, 129),
+    ] {
+        let child = jig_call(&tools, &["nap", r#"{"seconds": 60}"#])
+            .spawn()
+            .unwrap();
+        let jig = Proc::of(child.id());
+        let sleeper = wait_for(jig.pid, "sleep", 1, Duration::from_secs(10));
+        assert_eq!(sleeper.len(), 1, "{signal}: the nap never started");
+        kill(Pid::from_raw(i32::try_from(jig.pid).unwrap()), signal).unwrap();
+        assert!(
+            sleeper[0].wait_gone(Duration::from_secs(3)),
+            "{signal}: the command outlived jig"
+        );
+        assert!(
+            jig.wait_gone(Duration::from_secs(5)),
+            "{signal}: jig did not exit"
+        );
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(status), "{signal}");
+        assert!(
+            String::from_utf8_lossy(&output.stdout).contains("cancelled"),
+            "{signal}"
+        );
+    }
+}
+
+#[test]
+fn jig_call_refuses_stdin_over_the_limit() {
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    let big = format!(r#"{{"seconds": 0, "x": "{}"}}"#, "a".repeat(2 << 20));
+    for (args, status) in [
+        (&["nap", "-"][..], 1),
+        (&["nap", "-", "--max-stdin-bytes", "4000000"][..], 2),
+    ] {
+        let mut child = jig_call(&tools, args)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let big = big.clone();
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(big.as_bytes());
+        });
+        let output = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(status), "{args:?}: {stderr}");
+        if status == 1 {
+            assert!(stderr.contains("--max-stdin-bytes"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn invalid_utf8_arguments_are_refused_with_620() {
+    use std::os::unix::ffi::OsStrExt;
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    let bad = b"{\"seconds\": \"\xff\"}";
+    let argv = jig_call(&tools, &["--json", "nap"])
+        .arg(std::ffi::OsStr::from_bytes(bad))
+        .output()
+        .unwrap();
+    let mut piped = jig_call(&tools, &["--json", "nap", "-"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    piped.stdin.take().unwrap().write_all(bad).unwrap();
+    let piped = piped.wait_with_output().unwrap();
+    for output in [argv, piped] {
+        assert_eq!(output.status.code(), Some(2));
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["code"], 620, "{report}");
+        assert!(
+            report["message"].as_str().unwrap().contains("UTF-8"),
+            "{report}"
+        );
+    }
+}
