@@ -22,6 +22,10 @@ pub enum Ended {
     Cancelled,
     /// The program wrote more than the flood limit.
     Flood(u64),
+    /// The call started more processes than its bound (where the call's
+    /// init counts them: the operating system's own bound fails the fork
+    /// instead).
+    ProcessLimit(u64),
 }
 
 /// Everything about one finished call, typed, for programs;
@@ -81,6 +85,9 @@ impl Outcome {
             (Some(Ended::Cancelled), _) => {
                 "cancelled (the call was cancelled; the command was stopped)".to_owned()
             }
+            (Some(Ended::ProcessLimit(limit)), _) => format!(
+                "process limit (the command started more than {limit} processes; it was stopped)"
+            ),
             (Some(Ended::Flood(limit)), _) => {
                 format!("output flood (the command wrote more than {limit} bytes; it was stopped)")
             }

@@ -150,12 +150,18 @@ fn supervise_contained<S: AsRef<OsStr>>(
     let reaped = reap(started.pid);
     let watch = watch?;
     let init = reaped?;
+    let mut watch = watch;
     let status = match (&started.status, init) {
         // The init reports the program's status; an init killed before it
         // could (the kernel's SIGKILL after the grace) means the program was
         // killed with it.
         (Some(pipe), _) => match contain::program_status(pipe) {
-            Some(raw) => wait_status(raw),
+            Some((raw, over_limit)) => {
+                if over_limit && watch.ended.is_none() {
+                    watch.ended = Some(Ended::ProcessLimit(limits.max_processes));
+                }
+                wait_status(raw)
+            }
             None => init,
         },
         (None, status) => status,

@@ -259,8 +259,14 @@ pub(crate) struct Plan {
     /// The compiled seccomp filters, read-only and write.
     pub(crate) seccomp_read_only: Option<Vec<seccompiler::sock_filter>>,
     pub(crate) seccomp_write: Option<Vec<seccompiler::sock_filter>>,
-    /// Where each call gets its own pids cgroup, if anywhere.
+    /// Where each call gets its own pids cgroup, if anywhere: only without
+    /// user namespaces (moving a process into a cgroup-v1 group costs
+    /// milliseconds, where the namespace's own bounds cost nothing).
     pub(crate) pids_base: Option<PathBuf>,
+    /// Whether the call's init bounds the process count itself, by counting
+    /// (uid 0 with namespaces: the operating system exempts a real uid 0
+    /// from `RLIMIT_NPROC`).
+    pub(crate) watch_processes: bool,
     /// `"uid uid 1\n"` and the same for the group, for the user namespace.
     pub(crate) uid_map: Vec<u8>,
     pub(crate) gid_map: Vec<u8>,
@@ -298,8 +304,12 @@ impl Plan {
             // RLIMIT_NPROC bounds a call in its own user namespace, except
             // for uid 0, which the operating system exempts: there only a
             // pids cgroup bounds it.
-            process_limit: (mechanisms.pids_cgroup.is_some()
-                || (mechanisms.namespaces && !nix::unistd::geteuid().is_root()))
+            // RLIMIT_NPROC in the call's own user namespace; for uid 0, which
+            // the operating system exempts, the call's init counts; without
+            // namespaces, a pids cgroup where one can be made.
+            process_limit: ((mechanisms.namespaces
+                && (mechanisms.private_proc || !nix::unistd::geteuid().is_root()))
+                || mechanisms.pids_cgroup.is_some())
             .then_some(limits.max_processes),
             tmp_limit: mechanisms.namespaces.then_some(limits.max_tmp),
             protected_paths: false,
@@ -311,7 +321,14 @@ impl Plan {
             system,
             seccomp_read_only,
             seccomp_write,
-            pids_base: mechanisms.pids_cgroup.clone(),
+            pids_base: if mechanisms.namespaces {
+                None
+            } else {
+                mechanisms.pids_cgroup.clone()
+            },
+            watch_processes: mechanisms.namespaces
+                && mechanisms.private_proc
+                && nix::unistd::geteuid().is_root(),
             uid_map: format!("{uid} {uid} 1\n").into_bytes(),
             gid_map: format!("{gid} {gid} 1\n").into_bytes(),
         })

@@ -113,6 +113,9 @@ pub(crate) struct NsPlan<'a> {
     pub(crate) proc: bool,
     /// Landlock rights granted on the tmpfs once mounted.
     pub(crate) tmp_rights: u64,
+    /// The process bound the init enforces itself by counting (where the
+    /// operating system's own bound does not apply: uid 0).
+    pub(crate) watch_processes: Option<u64>,
     /// Paths made read-only, with the mount flags their file system has
     /// (which a user namespace may not drop).
     pub(crate) read_only: &'a [(std::ffi::CString, libc::c_ulong)],
@@ -241,6 +244,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
             proc_rights: 0,
             read_only: &[],
             masked: &[],
+            watch_processes: None,
         }),
         probe: true,
     };
@@ -553,25 +557,138 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
             libc::close(plan.landlock);
         }
     }
-    let mut status: c_int = 0;
-    loop {
-        // SAFETY: waitpid on a local status word.
-        let reaped = unsafe { libc::waitpid(-1, &mut status, 0) };
-        if reaped as c_long == program {
-            break;
-        }
-        if reaped < 0 && errno() != libc::EINTR {
-            status = 0x7f00; // exit 127: the program vanished unreaped
-            break;
-        }
-    }
-    let record = status.to_ne_bytes();
+    let (status, over_limit) = match ns.watch_processes {
+        Some(limit) if ns.proc => watch(program, limit),
+        _ => (wait_for(program), false),
+    };
+    let mut record = [0u8; 8];
+    record[..4].copy_from_slice(&status.to_ne_bytes());
+    record[4..].copy_from_slice(&i32::from(over_limit).to_ne_bytes());
     // SAFETY: one raw write, then _exit: every other process of the
     // namespace is killed by the operating system before we can be reaped.
     unsafe {
         libc::write(plan.status, record.as_ptr().cast(), record.len());
         libc::_exit(0)
     }
+}
+
+/// The init's wait: reaps every child until the program is reaped; its
+/// wait status.
+#[expect(unsafe_code)]
+fn wait_for(program: c_long) -> c_int {
+    let mut status: c_int = 0;
+    loop {
+        // SAFETY: waitpid on a local status word.
+        let reaped = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if reaped as c_long == program {
+            return status;
+        }
+        if reaped < 0 && errno() != libc::EINTR {
+            return 0x7f00; // exit 127: the program vanished unreaped
+        }
+    }
+}
+
+/// How often the init counts the call's processes when it must bound them
+/// itself.
+const WATCH_MILLIS: c_int = 2;
+
+/// The init's wait when the operating system cannot bound the call's
+/// process count (uid 0 is exempt from `RLIMIT_NPROC`): it reaps, and every
+/// [`WATCH_MILLIS`] counts the processes of its PID namespace in the
+/// private `/proc`; past `limit`, it kills them all. Returns the program's
+/// wait status and whether the limit ended it.
+#[expect(unsafe_code)]
+fn watch(program: c_long, limit: u64) -> (c_int, bool) {
+    // SAFETY: raw open, pidfd_open, poll, waitpid, kill and close on local
+    // values; the directory is this namespace's own /proc.
+    unsafe {
+        let proc_fd = libc::open(
+            c"/proc".as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        );
+        let exit_fd = libc::syscall(libc::SYS_pidfd_open, program, 0) as c_int;
+        let mut over = false;
+        let mut program_status = None;
+        loop {
+            let mut status: c_int = 0;
+            loop {
+                let reaped = libc::waitpid(-1, &mut status, libc::WNOHANG);
+                if reaped <= 0 {
+                    break;
+                }
+                if reaped as c_long == program {
+                    program_status = Some(status);
+                }
+            }
+            if let Some(status) = program_status {
+                libc::close(proc_fd);
+                return (status, over);
+            }
+            if !over && proc_fd >= 0 && count_processes(proc_fd) > limit {
+                over = true;
+                libc::kill(-1, libc::SIGKILL);
+            }
+            if exit_fd >= 0 {
+                let mut poll = libc::pollfd {
+                    fd: exit_fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                libc::poll(&mut poll, 1, WATCH_MILLIS);
+            } else {
+                let pause = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: i64::from(WATCH_MILLIS) * 1_000_000,
+                };
+                libc::nanosleep(&pause, std::ptr::null_mut());
+            }
+        }
+    }
+}
+
+/// The number of processes in `/proc` (entries named by a number), read
+/// with raw `getdents64` into a stack buffer.
+#[expect(unsafe_code)]
+fn count_processes(proc_fd: c_int) -> u64 {
+    let mut buffer = [0u8; 8192];
+    let mut count = 0u64;
+    // SAFETY: lseek and getdents64 on our own descriptor into a local
+    // buffer; each record is read within the length the kernel returned.
+    unsafe {
+        libc::lseek(proc_fd, 0, libc::SEEK_SET);
+        loop {
+            let read = libc::syscall(
+                libc::SYS_getdents64,
+                proc_fd,
+                buffer.as_mut_ptr(),
+                buffer.len(),
+            );
+            let Ok(read) = usize::try_from(read) else {
+                break;
+            };
+            if read == 0 {
+                break;
+            }
+            let mut offset = 0;
+            // struct linux_dirent64: d_ino u64, d_off i64, d_reclen u16,
+            // d_type u8, then the name.
+            while offset + 19 < read {
+                let reclen = usize::from(u16::from_ne_bytes([
+                    buffer[offset + 16],
+                    buffer[offset + 17],
+                ]));
+                if reclen == 0 {
+                    break;
+                }
+                if buffer[offset + 19].is_ascii_digit() {
+                    count += 1;
+                }
+                offset += reclen;
+            }
+        }
+    }
+    count
 }
 
 /// Waits for the parent's go byte (or end-of-file), then closes the pipe.

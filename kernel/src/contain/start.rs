@@ -238,6 +238,9 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             proc_rights,
             read_only: &read_only,
             masked: &masked,
+            watch_processes: plan
+                .watch_processes
+                .then_some(request.limits.max_processes),
         }),
         probe: false,
     };
@@ -378,7 +381,13 @@ fn start_error(program: &Path, stage: Stage, errno: i32) -> KernelError {
 
 /// Reads the program's wait status that the init wrote, once the init has
 /// been reaped: `None` when the init was killed before it could write.
-pub(crate) fn program_status(status: &OwnedFd) -> Option<i32> {
-    let mut record = [0u8; 4];
-    (spawn::read_record(status, &mut record) == record.len()).then(|| i32::from_ne_bytes(record))
+/// The program's wait status, and whether the init ended the call for
+/// going over the process bound.
+pub(crate) fn program_status(status: &OwnedFd) -> Option<(i32, bool)> {
+    let mut record = [0u8; 8];
+    (spawn::read_record(status, &mut record) == record.len()).then(|| {
+        let raw = i32::from_ne_bytes([record[0], record[1], record[2], record[3]]);
+        let over = i32::from_ne_bytes([record[4], record[5], record[6], record[7]]);
+        (raw, over != 0)
+    })
 }
