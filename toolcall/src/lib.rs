@@ -1,6 +1,5 @@
 //! Tool calls for models without native tool calling: finds the JSON in a
-//! model's free text, repairs it, tells a call from no call, and drives the
-//! tool-call loop.
+//! model's free text, repairs it, and tells a call from no call.
 //!
 //! Small models asked for "one JSON object" wrap it in chatter and code
 //! fences, use single quotes and Python literals, comment, and stop
@@ -80,9 +79,7 @@
 //!   closed where the text ends.
 //! - It does not return more than one value: text after the first value is
 //!   ignored, even another value.
-//! - The loop does not stream replies, nor run calls in parallel; the HTTP
-//!   client reads no environment variable (the caller passes the API key,
-//!   and a proxy only on request).
+//! - It does no I/O and runs nothing: the loop is `jig-agent`.
 //!
 //! # Example
 //!
@@ -107,112 +104,20 @@
 //! # }
 //! ```
 //!
-//! # The loop
-//!
-//! [`AgentLoop`] drives a model through a task: it sends the conversation
-//! to a [`ChatModel`], takes the call out of the reply, dispatches it
-//! through a [`Dispatcher`] (`jig_presets::Registry` is one, so every layer
-//! applies: policy, slot validation, the kernel), appends the result, and
-//! repeats. It stops on the finish call, on a reply without a call, after
-//! a maximum number of rounds, or when the model keeps sending calls that
-//! cannot be used after the corrections it was allowed. Each reply and
-//! each call is reported to an observer as it happens; the run comes back
-//! as a [`Transcript`].
-//!
-//! Two [`Mode`]s:
-//!
-//! - **prompt** (the default, for models without native tool calling): the
-//!   system prompt ([`PromptBuilder`]) lists the tools with their
-//!   arguments and asks for exactly one JSON object per reply,
-//!   `{"name": "<tool>", "arguments": {...}}`. The task ends with the
-//!   finish call `{"name": "done", "arguments": {"answer": "..."}}`
-//!   ([`StopReason::Finished`]) or a reply without any JSON object
-//!   ([`StopReason::NoCall`]). Results come back as user messages.
-//! - **native**: the tools go in the request's `tools` field, calls come
-//!   back as `tool_calls` (their argument text repaired like any other),
-//!   results go back as `tool` messages. A reply without `tool_calls` ends
-//!   the task.
-//!
-//! The loop never reaches a tool but through the dispatcher, and the text
-//! it feeds back is bounded ([`AgentLoop::with_max_result_bytes`]) on top
-//! of each tool's own output budget.
-//!
-//! ```
-//! use jig_lineage::{ErrorCode, Refusal, ToolResult};
-//! use jig_toolcall::{
-//!     AgentLoop, ChatError, ChatModel, Dispatcher, Message, StopReason, ToolInfo,
-//! };
-//! use serde_json::{Value, json};
-//!
-//! /// A dispatcher that refuses everything (a registry in real use).
-//! struct Refuse;
-//! impl Dispatcher for Refuse {
-//!     fn tools(&self) -> Vec<ToolInfo> {
-//!         vec![ToolInfo::new("ls", "List a folder", json!({"type": "object"}))]
-//!     }
-//!     fn dispatch(&self, name: &str, _: &Value) -> ToolResult {
-//!         ToolResult::Refused(Refusal::new(ErrorCode::UnknownTool, "test", format!("no {name}")))
-//!     }
-//! }
-//!
-//! /// A model that calls `ls`, then finishes.
-//! struct Scripted(Vec<&'static str>);
-//! impl ChatModel for Scripted {
-//!     fn complete(&mut self, _: &[Message], _: &[ToolInfo]) -> Result<Message, ChatError> {
-//!         Ok(Message::assistant(self.0.remove(0)))
-//!     }
-//! }
-//!
-//! # fn main() -> Result<(), jig_toolcall::LoopError> {
-//! let mut model = Scripted(vec![
-//!     "Let me look: {'name': 'ls', 'arguments': {}}",
-//!     r#"{"name": "done", "arguments": {"answer": "nothing to list"}}"#,
-//! ]);
-//! let transcript = AgentLoop::new(&Refuse).run(&mut model, "List the files", |_event| {})?;
-//! assert_eq!(transcript.rounds.len(), 2);
-//! assert_eq!(
-//!     transcript.stop,
-//!     StopReason::Finished { answer: "nothing to list".to_owned() }
-//! );
-//! # Ok(())
-//! # }
-//! ```
-//!
 //! # Features
 //!
-//! - `openai` (default): [`OpenAiClient`], a [`ChatModel`] for
-//!   OpenAI-compatible `/v1/chat/completions` endpoints (llama.cpp's
-//!   server, Ollama, vLLM, hosted APIs), over the `ureq` HTTP client.
-//!   Without it the crate is the parser and the loop, with no HTTP.
-//! - `https` (default): HTTPS for that client, through `rustls`.
+//! None. The crate has no I/O and depends on no other jig crate: the loop
+//! that sends replies to a model and runs their calls is `jig-agent`.
 #![forbid(unsafe_code)]
 
-mod agent;
 mod call;
-mod chat;
 mod error;
-#[cfg(feature = "openai")]
-mod openai;
 mod parser;
-mod prompt;
 mod repair;
 mod scalar;
 mod string;
-mod transcript;
 
-pub use agent::{
-    AgentLoop, DEFAULT_MAX_CALLS_PER_REPLY, DEFAULT_MAX_CORRECTIONS, DEFAULT_MAX_RESULT_BYTES,
-    DEFAULT_MAX_ROUNDS, LoopError,
-};
 pub use call::{CallError, CallOutcome, ToolCall, extract_call};
-pub use chat::{ChatError, ChatModel, Message, NativeCall, Role};
 pub use error::RepairError;
-/// The dispatcher interface and tool metadata live in `jig-lineage`; they
-/// are named here too, for the loop's users.
-pub use jig_lineage::{Dispatcher, ToolInfo};
-#[cfg(feature = "openai")]
-pub use openai::{OpenAiClient, OpenAiConfig};
 pub use parser::MAX_DEPTH;
-pub use prompt::{FINISH_TOOL, Mode, PromptBuilder};
 pub use repair::{repair, repair_value};
-pub use transcript::{Action, Event, Round, StopReason, Transcript};

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use jig_toolcall::{
+use jig_agent::{
     Action, AgentLoop, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_ROUNDS, Event, Mode, OpenAiClient,
     OpenAiConfig, StopReason,
 };

@@ -3,7 +3,9 @@
 
 use jig_lineage::ToolResult;
 
-use crate::{ChatError, Message, ToolCall};
+use jig_toolcall::ToolCall;
+
+use crate::{ChatError, Message};
 
 /// Why the loop stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! server, the real HTTP client, a real registry. Each run's transcript is
 //! snapshotted; the requests the server received are checked.
 
-use jig_toolcall::{
+use jig_agent::{
     Action, AgentLoop, ChatError, Event, Mode, OpenAiClient, OpenAiConfig, StopReason, Transcript,
 };
 use serde_json::{Value, json};

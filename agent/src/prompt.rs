@@ -6,7 +6,9 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value};
 
-use crate::{CallError, ToolInfo};
+use jig_toolcall::CallError;
+
+use crate::ToolInfo;
 
 /// The default name of the call that ends the task in prompt mode.
 pub const FINISH_TOOL: &str = "done";
@@ -17,7 +19,7 @@ pub const FINISH_TOOL: &str = "done";
 pub enum Mode {
     /// The JSON-in-text protocol, for models without native tool calling:
     /// the system prompt lists the tools and asks for one JSON object per
-    /// reply, which [`extract_call`](crate::extract_call) finds and repairs.
+    /// reply, which [`extract_call`](jig_toolcall::extract_call) finds and repairs.
     #[default]
     Prompt,
     /// The endpoint's own tool calling: the tools go in the request's

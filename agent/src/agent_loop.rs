@@ -5,10 +5,8 @@ use serde_json::Value;
 
 use crate::prompt::{Mode, PromptBuilder};
 use crate::transcript::{Action, Event, Round, StopReason, Transcript};
-use crate::{
-    CallError, CallOutcome, ChatModel, Dispatcher, Message, NativeCall, Role, ToolCall, ToolInfo,
-    extract_call,
-};
+use crate::{ChatModel, Dispatcher, Message, NativeCall, Role, ToolInfo};
+use jig_toolcall::{CallError, CallOutcome, ToolCall, extract_call};
 
 /// The default maximum number of rounds (model replies) of a run.
 pub const DEFAULT_MAX_ROUNDS: usize = 16;
