@@ -65,8 +65,10 @@
 //! "parameters"}`, `{"function": {"name", "arguments"}}` (OpenAI's shape,
 //! with or without `"type": "function"`) and `{"tool_calls": [...]}` are all
 //! calls. Arguments may be an object or a string holding the text of one
-//! (repaired too); missing, `null` or empty arguments are `{}`. Other keys
-//! are ignored. A top-level array is a list of calls of which the first is
+//! (repaired too); missing, `null` or empty arguments are `{}`. With no argument
+//! key, the keys beside the name (less `id`, `type`, `call_id`,
+//! `tool_call_id`, `index`) are the arguments: `{"tool": "bash",
+//! "command": "ls"}` calls `bash` with `{"command": "ls"}`. A top-level array is a list of calls of which the first is
 //! taken.
 //!
 //! # Non-goals
@@ -113,6 +115,7 @@
 mod call;
 mod error;
 mod parser;
+mod read;
 mod repair;
 mod scalar;
 mod string;
@@ -120,4 +123,5 @@ mod string;
 pub use call::{CallError, CallOutcome, ToolCall, extract_call};
 pub use error::RepairError;
 pub use parser::MAX_DEPTH;
+pub use read::{Reading, ToolSpec, read_calls, read_calls_with};
 pub use repair::{repair, repair_value};

@@ -11,5 +11,6 @@
 
 mod call;
 mod corpus;
+mod formats;
 mod invariants;
 mod repair;

@@ -1,0 +1,289 @@
+//! XML parameters: Qwen3-Coder, Seed-OSS and Step-3.5
+//! (`<function=name><parameter=key>value</parameter></function>`), MiniMax,
+//! DeepSeek DSML and Step-3 (`<invoke name="name"><parameter name="key">`,
+//! with any namespace prefix), GLM (`<tool_call>name<arg_key>key</arg_key>
+//! <arg_value>value</arg_value></tool_call>`) and MiniCPM (`<function
+//! name="name"><param name="key">`, CDATA allowed).
+//!
+//! Values are text: the format carries no types (a tool list types them by
+//! schema), except DSML's `string="false"`, which marks a JSON value.
+
+use serde_json::{Map, Value};
+
+use super::json::arguments;
+use super::make_call;
+use super::scan::{Scan, skip_space};
+use crate::call::{CallError, ToolCall};
+use crate::repair::repair_value;
+
+const SHAPE: &str = "xml-parameters";
+
+pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
+    let mut found: Vec<(usize, ToolCall)> = Vec::new();
+    qwen(text, scan, &mut found)?;
+    invoke(text, scan, &mut found)?;
+    glm(text, scan, &mut found)?;
+    minicpm(text, scan, &mut found)?;
+    found.sort_by_key(|(at, _)| *at);
+    Ok(found.into_iter().map(|(_, call)| call).collect())
+}
+
+fn malformed(detail: String) -> CallError {
+    CallError::Malformed {
+        shape: SHAPE,
+        detail,
+    }
+}
+
+/// A value as written: one line break after the opening tag and one before
+/// the closing tag are layout, not value; CDATA is unwrapped.
+fn text_value(raw: &str) -> String {
+    let raw = raw
+        .strip_prefix("\r\n")
+        .or_else(|| raw.strip_prefix('\n'))
+        .unwrap_or(raw);
+    let raw = raw
+        .strip_suffix("\r\n")
+        .or_else(|| raw.strip_suffix('\n'))
+        .unwrap_or(raw);
+    let trimmed = raw.trim();
+    if let Some(inner) = trimmed
+        .strip_prefix("<![CDATA[")
+        .and_then(|r| r.strip_suffix("]]>"))
+    {
+        return inner.to_owned();
+    }
+    raw.to_owned()
+}
+
+/// The end of a parameter's value: its closing tag, else the next opening
+/// one or the end of the call.
+fn value_end(
+    text: &str,
+    from: usize,
+    close: &str,
+    next: &str,
+    limit: usize,
+    scan: &mut Scan,
+) -> (usize, usize) {
+    // CDATA may hold the closing tag itself
+    let at = skip_space(text, from);
+    let search_from = if text[at..].starts_with("<![CDATA[") {
+        scan.find(text, at, "]]>").map_or(from, |end| end + 3)
+    } else {
+        from
+    };
+    match scan
+        .find(text, search_from, close)
+        .filter(|end| *end <= limit)
+    {
+        Some(end) => (end, end + close.len()),
+        None => {
+            let end = scan
+                .find(text, from, next)
+                .filter(|end| *end <= limit)
+                .unwrap_or(limit);
+            (end, end)
+        }
+    }
+}
+
+/// `<function=name>` calls (also Functionary's `<function=name>{json}`).
+fn qwen(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Result<(), CallError> {
+    const OPEN: &str = "<function=";
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, OPEN) {
+        let start = at + OPEN.len();
+        let Some(gt) = scan.find(text, start, ">") else {
+            return Err(CallError::IncompleteName {
+                partial: text[start..].to_owned(),
+            });
+        };
+        let name = text[start..gt].trim();
+        let limit = [
+            scan.find(text, gt, "</function>"),
+            scan.find(text, gt, OPEN),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(text.len());
+        let body = &text[gt + 1..limit];
+        let args = if body.trim_start().starts_with('{') {
+            arguments(name, body, scan)?
+        } else {
+            let mut args = Map::new();
+            let mut pos = gt + 1;
+            while let Some(p) = scan.find(text, pos, "<parameter=").filter(|p| *p < limit) {
+                let key_start = p + "<parameter=".len();
+                let key_end = scan
+                    .find(text, key_start, ">")
+                    .filter(|e| *e < limit)
+                    .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
+                let key = text[key_start..key_end].trim().to_owned();
+                let (end, next) = value_end(
+                    text,
+                    key_end + 1,
+                    "</parameter>",
+                    "<parameter=",
+                    limit,
+                    scan,
+                );
+                args.insert(key, Value::String(text_value(&text[key_end + 1..end])));
+                pos = next.max(key_end + 1);
+            }
+            args
+        };
+        found.push((at, make_call(SHAPE, name, args)?));
+        from = limit.max(start);
+    }
+    Ok(())
+}
+
+/// An attribute's value, `name="value"`, in a tag.
+fn attribute<'t>(tag: &'t str, name: &str) -> Option<&'t str> {
+    let at = tag.find(&format!("{name}=\""))? + name.len() + 2;
+    let end = tag[at..].find('"')?;
+    Some(&tag[at..at + end])
+}
+
+/// `<PREFIXinvoke name="...">` calls with `<PREFIXparameter name="...">`.
+fn invoke(
+    text: &str,
+    scan: &mut Scan,
+    found: &mut Vec<(usize, ToolCall)>,
+) -> Result<(), CallError> {
+    const INVOKE: &str = "invoke name=";
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, INVOKE) {
+        let lt = text[..at]
+            .rfind('<')
+            .filter(|lt| at - lt <= 16)
+            .unwrap_or(at);
+        let prefix = text.get(lt + 1..at).unwrap_or("");
+        let Some(gt) = scan.find(text, at, ">") else {
+            return Err(CallError::IncompleteName {
+                partial: text[at + INVOKE.len()..].trim_matches('"').to_owned(),
+            });
+        };
+        let tag = &text[at..gt];
+        let name = attribute(tag, "name").unwrap_or("").to_owned();
+        let close = format!("</{prefix}invoke>");
+        let limit = scan.find(text, gt, &close).unwrap_or(text.len());
+        let open_param = format!("<{prefix}parameter ");
+        let close_param = format!("</{prefix}parameter>");
+        let mut args = Map::new();
+        let mut pos = gt + 1;
+        while let Some(p) = scan.find(text, pos, &open_param).filter(|p| *p < limit) {
+            let tag_end = scan
+                .find(text, p, ">")
+                .filter(|e| *e < limit)
+                .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
+            let tag = &text[p..tag_end];
+            let key = attribute(tag, "name").unwrap_or("").to_owned();
+            let (end, next) = value_end(text, tag_end + 1, &close_param, &open_param, limit, scan);
+            let raw = text_value(&text[tag_end + 1..end]);
+            let value = match attribute(tag, "string") {
+                Some("false") => repair_value(&raw).unwrap_or(Value::String(raw)),
+                _ => Value::String(raw),
+            };
+            args.insert(key, value);
+            pos = next.max(tag_end + 1);
+        }
+        found.push((at, make_call(SHAPE, &name, args)?));
+        from = limit.max(gt);
+    }
+    Ok(())
+}
+
+/// GLM: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>`.
+fn glm(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Result<(), CallError> {
+    const OPEN: &str = "<tool_call>";
+    if scan.find(text, 0, "<arg_key>").is_none() {
+        return Ok(());
+    }
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, OPEN) {
+        let start = at + OPEN.len();
+        let limit = scan.find(text, start, "</tool_call>").unwrap_or(text.len());
+        let body = &text[start..limit];
+        let name_stop = body.find('<').unwrap_or(body.len());
+        let name = body[..name_stop].trim();
+        if body.trim_start().starts_with('<') || body.trim_start().starts_with('{') {
+            from = limit.max(start);
+            continue;
+        }
+        let mut args = Map::new();
+        let mut pos = start + name_stop;
+        while let Some(k) = scan.find(text, pos, "<arg_key>").filter(|k| *k < limit) {
+            let key_start = k + "<arg_key>".len();
+            let key_end = scan
+                .find(text, key_start, "</arg_key>")
+                .filter(|e| *e < limit)
+                .ok_or_else(|| malformed(format!("an argument key of `{name}` is not closed")))?;
+            let key = text[key_start..key_end].trim().to_owned();
+            let Some(v) = scan
+                .find(text, key_end, "<arg_value>")
+                .filter(|v| *v < limit)
+            else {
+                return Err(malformed(format!(
+                    "the argument `{key}` of `{name}` has no value"
+                )));
+            };
+            let (end, next) = value_end(
+                text,
+                v + "<arg_value>".len(),
+                "</arg_value>",
+                "<arg_key>",
+                limit,
+                scan,
+            );
+            args.insert(
+                key,
+                Value::String(text_value(&text[v + "<arg_value>".len()..end])),
+            );
+            pos = next.max(key_end);
+        }
+        found.push((at, make_call(SHAPE, name, args)?));
+        from = limit.max(start);
+    }
+    Ok(())
+}
+
+/// MiniCPM: `<function name="..."><param name="...">value</param></function>`.
+fn minicpm(
+    text: &str,
+    scan: &mut Scan,
+    found: &mut Vec<(usize, ToolCall)>,
+) -> Result<(), CallError> {
+    const OPEN: &str = "<function name=";
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, OPEN) {
+        let Some(gt) = scan.find(text, at, ">") else {
+            return Err(CallError::IncompleteName {
+                partial: text[at + OPEN.len()..].trim_matches('"').to_owned(),
+            });
+        };
+        let name = attribute(&text[at..gt], "name").unwrap_or("").to_owned();
+        let mut args = Map::new();
+        let mut pos = gt + 1;
+        let mut limit = scan.find(text, gt, "</function>").unwrap_or(text.len());
+        while let Some(p) = scan.find(text, pos, "<param ").filter(|p| *p < limit) {
+            let tag_end = scan
+                .find(text, p, ">")
+                .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
+            let key = attribute(&text[p..tag_end], "name")
+                .unwrap_or("")
+                .to_owned();
+            let (end, next) = value_end(text, tag_end + 1, "</param>", "<param ", text.len(), scan);
+            args.insert(key, Value::String(text_value(&text[tag_end + 1..end])));
+            pos = next.max(tag_end + 1);
+            if pos > limit {
+                limit = scan.find(text, pos, "</function>").unwrap_or(text.len());
+            }
+        }
+        found.push((at, make_call(SHAPE, &name, args)?));
+        from = limit.max(gt);
+    }
+    Ok(())
+}
