@@ -138,7 +138,7 @@ pub(crate) fn read_counting(text: &str, tools: &[ToolSpec], scan: &mut Scan) -> 
 fn shape_of(text: &str, scan: &mut Scan) -> Option<(Shape, usize)> {
     const MARKERS: &[(&str, Shape)] = &[
         // name outside the JSON
-        ("tool\u{2581}sep", Shape::Named),
+        ("tool\u{2581}call\u{2581}begin", Shape::Named),
         ("<|tool_call_argument_begin|>", Shape::Named),
         ("to=functions.", Shape::Named),
         ("[ARGS]", Shape::Named),
@@ -193,4 +193,72 @@ pub(crate) fn make_call(
         shape,
         detail: "the tool name is empty".to_owned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::{Reading, Scan, ToolSpec, read_counting};
+
+    /// Most steps a reading may take per byte of input.
+    const STEPS_PER_BYTE: usize = 200;
+
+    fn steps(text: &str) -> usize {
+        let tools = [ToolSpec::new("ls", serde_json::json!({"type": "object"}))];
+        let mut scan = Scan::new();
+        let _ = read_counting(text, &tools, &mut scan);
+        scan.steps
+    }
+
+    #[test]
+    fn pathological_inputs_take_linear_steps() {
+        const N: usize = 2_000;
+        let cases = [
+            "<think>[TOOL_CALLS]".repeat(N),
+            "[a(b=[a(b=".repeat(N),
+            "<tool_call>".repeat(N),
+            "<function=x>".repeat(N),
+            "<function=x><parameter=a>".repeat(N),
+            "invoke name=\"a\">".repeat(N),
+            "<|tool_call>call:a{".repeat(N),
+            "<|tool_call_begin|>".repeat(N),
+            "to=functions.a".repeat(N),
+            "[TOOL_CALLS]a".repeat(N),
+            "<tool_call>a<arg_key>".repeat(N),
+            "ls(".repeat(N),
+            "[ls(a=1)".repeat(N),
+            "{\"name\": \"ls\"".repeat(N),
+            "<|tool_call_start|>".repeat(N),
+            "<function name=\"a\"><param name=\"b\">".repeat(N),
+            "</think><think>".repeat(N),
+        ];
+        let slow: Vec<String> = cases
+            .iter()
+            .filter_map(|text| {
+                let taken = steps(text);
+                (taken > STEPS_PER_BYTE * text.len()).then(|| {
+                    format!(
+                        "{taken} steps for {} bytes of {:?}",
+                        text.len(),
+                        &text[..40]
+                    )
+                })
+            })
+            .collect();
+        assert!(slow.is_empty(), "{}", slow.join("\n"));
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|<function=|<parameter=|\\[TOOL_CALLS\\])*") {
+            let tools = [ToolSpec::new("ls", serde_json::json!({"type": "object"}))];
+            let mut scan = Scan::new();
+            match read_counting(&text, &tools, &mut scan) {
+                Reading::Calls(calls) => prop_assert!(!calls.is_empty()),
+                Reading::NoCall | Reading::Unreadable { .. } => {}
+            }
+            prop_assert!(scan.steps <= STEPS_PER_BYTE * (text.len() + 1));
+        }
+    }
 }

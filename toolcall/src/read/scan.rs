@@ -76,3 +76,41 @@ pub(crate) fn skip_space(text: &str, at: usize) -> usize {
     let rest = text.get(at..).unwrap_or("");
     at + (rest.len() - rest.trim_start().len())
 }
+
+/// Searches for one needle from growing offsets, remembering the last
+/// answer: a needle found at `p` is the answer for every offset up to `p`,
+/// and a needle not found is not found from any later offset. This keeps
+/// loops that look ahead for a closing marker linear.
+pub(crate) struct Next {
+    needle: String,
+    known: Option<(usize, Option<usize>)>,
+}
+
+impl Next {
+    pub(crate) fn new(needle: &str) -> Self {
+        Next {
+            needle: needle.to_owned(),
+            known: None,
+        }
+    }
+
+    /// The needle.
+    pub(crate) fn needle(&self) -> &str {
+        &self.needle
+    }
+
+    pub(crate) fn find(&mut self, scan: &mut Scan, text: &str, from: usize) -> Option<usize> {
+        if let Some((asked, answer)) = self.known
+            && asked <= from
+        {
+            match answer {
+                None => return None,
+                Some(at) if at >= from => return Some(at),
+                Some(_) => {}
+            }
+        }
+        let answer = scan.find(text, from, &self.needle);
+        self.known = Some((from, answer));
+        answer
+    }
+}

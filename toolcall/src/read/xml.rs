@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::json::arguments;
 use super::make_call;
-use super::scan::{Scan, skip_space};
+use super::scan::{Next, Scan, skip_space};
 use crate::call::{CallError, ToolCall};
 use crate::repair::repair_value;
 
@@ -61,8 +61,8 @@ fn text_value(raw: &str) -> String {
 fn value_end(
     text: &str,
     from: usize,
-    close: &str,
-    next: &str,
+    close: &mut Next,
+    next: &mut Next,
     limit: usize,
     scan: &mut Scan,
 ) -> (usize, usize) {
@@ -73,14 +73,14 @@ fn value_end(
     } else {
         from
     };
-    match scan
-        .find(text, search_from, close)
+    match close
+        .find(scan, text, search_from)
         .filter(|end| *end <= limit)
     {
-        Some(end) => (end, end + close.len()),
+        Some(end) => (end, end + close.needle().len()),
         None => {
-            let end = scan
-                .find(text, from, next)
+            let end = next
+                .find(scan, text, from)
                 .filter(|end| *end <= limit)
                 .unwrap_or(limit);
             (end, end)
@@ -91,6 +91,11 @@ fn value_end(
 /// `<function=name>` calls (also Functionary's `<function=name>{json}`).
 fn qwen(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Result<(), CallError> {
     const OPEN: &str = "<function=";
+    let mut close_call = Next::new("</function>");
+    let mut next_call = Next::new(OPEN);
+    let mut next_param = Next::new("<parameter=");
+    let mut next_param2 = Next::new("<parameter=");
+    let mut close_param = Next::new("</parameter>");
     let mut from = 0;
     while let Some(at) = scan.find(text, from, OPEN) {
         let start = at + OPEN.len();
@@ -101,8 +106,8 @@ fn qwen(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resu
         };
         let name = text[start..gt].trim();
         let limit = [
-            scan.find(text, gt, "</function>"),
-            scan.find(text, gt, OPEN),
+            close_call.find(scan, text, gt),
+            next_call.find(scan, text, gt),
         ]
         .into_iter()
         .flatten()
@@ -114,7 +119,7 @@ fn qwen(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resu
         } else {
             let mut args = Map::new();
             let mut pos = gt + 1;
-            while let Some(p) = scan.find(text, pos, "<parameter=").filter(|p| *p < limit) {
+            while let Some(p) = next_param.find(scan, text, pos).filter(|p| *p < limit) {
                 let key_start = p + "<parameter=".len();
                 let key_end = scan
                     .find(text, key_start, ">")
@@ -124,8 +129,8 @@ fn qwen(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resu
                 let (end, next) = value_end(
                     text,
                     key_end + 1,
-                    "</parameter>",
-                    "<parameter=",
+                    &mut close_param,
+                    &mut next_param2,
                     limit,
                     scan,
                 );
@@ -154,6 +159,8 @@ fn invoke(
     found: &mut Vec<(usize, ToolCall)>,
 ) -> Result<(), CallError> {
     const INVOKE: &str = "invoke name=";
+    // the searches of one namespace prefix, kept while the prefix is the same
+    let mut searches: Option<(String, [Next; 4])> = None;
     let mut from = 0;
     while let Some(at) = scan.find(text, from, INVOKE) {
         let lt = text[..at]
@@ -168,20 +175,31 @@ fn invoke(
         };
         let tag = &text[at..gt];
         let name = attribute(tag, "name").unwrap_or("").to_owned();
-        let close = format!("</{prefix}invoke>");
-        let limit = scan.find(text, gt, &close).unwrap_or(text.len());
-        let open_param = format!("<{prefix}parameter ");
-        let close_param = format!("</{prefix}parameter>");
+        if searches.as_ref().is_none_or(|(known, _)| known != prefix) {
+            searches = Some((
+                prefix.to_owned(),
+                [
+                    Next::new(&format!("</{prefix}invoke>")),
+                    Next::new(&format!("<{prefix}parameter ")),
+                    Next::new(&format!("</{prefix}parameter>")),
+                    Next::new(&format!("<{prefix}parameter ")),
+                ],
+            ));
+        }
+        let Some((_, [close, open_p, close_p, open_p2])) = searches.as_mut() else {
+            return Ok(());
+        };
+        let limit = close.find(scan, text, gt).unwrap_or(text.len());
         let mut args = Map::new();
         let mut pos = gt + 1;
-        while let Some(p) = scan.find(text, pos, &open_param).filter(|p| *p < limit) {
+        while let Some(p) = open_p.find(scan, text, pos).filter(|p| *p < limit) {
             let tag_end = scan
                 .find(text, p, ">")
                 .filter(|e| *e < limit)
                 .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
             let tag = &text[p..tag_end];
             let key = attribute(tag, "name").unwrap_or("").to_owned();
-            let (end, next) = value_end(text, tag_end + 1, &close_param, &open_param, limit, scan);
+            let (end, next) = value_end(text, tag_end + 1, close_p, open_p2, limit, scan);
             let raw = text_value(&text[tag_end + 1..end]);
             let value = match attribute(tag, "string") {
                 Some("false") => repair_value(&raw).unwrap_or(Value::String(raw)),
@@ -202,10 +220,16 @@ fn glm(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resul
     if scan.find(text, 0, "<arg_key>").is_none() {
         return Ok(());
     }
+    let mut close_call = Next::new("</tool_call>");
+    let mut next_key = Next::new("<arg_key>");
+    let mut next_key2 = Next::new("<arg_key>");
+    let mut close_key = Next::new("</arg_key>");
+    let mut next_value = Next::new("<arg_value>");
+    let mut close_value = Next::new("</arg_value>");
     let mut from = 0;
     while let Some(at) = scan.find(text, from, OPEN) {
         let start = at + OPEN.len();
-        let limit = scan.find(text, start, "</tool_call>").unwrap_or(text.len());
+        let limit = close_call.find(scan, text, start).unwrap_or(text.len());
         let body = &text[start..limit];
         let name_stop = body.find('<').unwrap_or(body.len());
         let name = body[..name_stop].trim();
@@ -215,17 +239,14 @@ fn glm(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resul
         }
         let mut args = Map::new();
         let mut pos = start + name_stop;
-        while let Some(k) = scan.find(text, pos, "<arg_key>").filter(|k| *k < limit) {
+        while let Some(k) = next_key.find(scan, text, pos).filter(|k| *k < limit) {
             let key_start = k + "<arg_key>".len();
-            let key_end = scan
-                .find(text, key_start, "</arg_key>")
+            let key_end = close_key
+                .find(scan, text, key_start)
                 .filter(|e| *e < limit)
                 .ok_or_else(|| malformed(format!("an argument key of `{name}` is not closed")))?;
             let key = text[key_start..key_end].trim().to_owned();
-            let Some(v) = scan
-                .find(text, key_end, "<arg_value>")
-                .filter(|v| *v < limit)
-            else {
+            let Some(v) = next_value.find(scan, text, key_end).filter(|v| *v < limit) else {
                 return Err(malformed(format!(
                     "the argument `{key}` of `{name}` has no value"
                 )));
@@ -233,8 +254,8 @@ fn glm(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resul
             let (end, next) = value_end(
                 text,
                 v + "<arg_value>".len(),
-                "</arg_value>",
-                "<arg_key>",
+                &mut close_value,
+                &mut next_key2,
                 limit,
                 scan,
             );
@@ -257,6 +278,10 @@ fn minicpm(
     found: &mut Vec<(usize, ToolCall)>,
 ) -> Result<(), CallError> {
     const OPEN: &str = "<function name=";
+    let mut close_call = Next::new("</function>");
+    let mut next_param = Next::new("<param ");
+    let mut next_param2 = Next::new("<param ");
+    let mut close_param = Next::new("</param>");
     let mut from = 0;
     while let Some(at) = scan.find(text, from, OPEN) {
         let Some(gt) = scan.find(text, at, ">") else {
@@ -267,19 +292,26 @@ fn minicpm(
         let name = attribute(&text[at..gt], "name").unwrap_or("").to_owned();
         let mut args = Map::new();
         let mut pos = gt + 1;
-        let mut limit = scan.find(text, gt, "</function>").unwrap_or(text.len());
-        while let Some(p) = scan.find(text, pos, "<param ").filter(|p| *p < limit) {
+        let mut limit = close_call.find(scan, text, gt).unwrap_or(text.len());
+        while let Some(p) = next_param.find(scan, text, pos).filter(|p| *p < limit) {
             let tag_end = scan
                 .find(text, p, ">")
                 .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
             let key = attribute(&text[p..tag_end], "name")
                 .unwrap_or("")
                 .to_owned();
-            let (end, next) = value_end(text, tag_end + 1, "</param>", "<param ", text.len(), scan);
+            let (end, next) = value_end(
+                text,
+                tag_end + 1,
+                &mut close_param,
+                &mut next_param2,
+                text.len(),
+                scan,
+            );
             args.insert(key, Value::String(text_value(&text[tag_end + 1..end])));
             pos = next.max(tag_end + 1);
             if pos > limit {
-                limit = scan.find(text, pos, "</function>").unwrap_or(text.len());
+                limit = close_call.find(scan, text, pos).unwrap_or(text.len());
             }
         }
         found.push((at, make_call(SHAPE, &name, args)?));

@@ -13,4 +13,5 @@ mod call;
 mod corpus;
 mod formats;
 mod invariants;
+mod read;
 mod repair;
