@@ -74,3 +74,20 @@ fn help_of_repair_parse_and_agent() {
         snapshot!(command, run.stdout);
     }
 }
+
+#[test]
+fn parse_all_prints_every_call_in_order() {
+    let run = run_stdin(
+        &["parse", "--all"],
+        "<tool_call>\n<function=grep>\n<parameter=pattern>\nTODO\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=ls>\n<parameter=path>\nsrc\n</parameter>\n</function>\n</tool_call>",
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "[{\"name\":\"grep\",\"arguments\":{\"pattern\":\"TODO\"}},{\"name\":\"ls\",\"arguments\":{\"path\":\"src\"}}]\n"
+    );
+    let run = run_stdin(&["parse", "--all"], "[get_time()]");
+    assert_eq!(run.stdout, "[{\"name\":\"get_time\",\"arguments\":{}}]\n");
+    let run = run_stdin(&["parse", "--all"], "{\"name\": \"say_hel");
+    assert_eq!(run.code, 1, "{run:?}");
+}
