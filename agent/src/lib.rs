@@ -26,28 +26,41 @@
 //! # The loop
 //!
 //! [`AgentLoop`] drives a model through a task: it sends the conversation
-//! to a [`ChatModel`], takes the call out of the reply, dispatches it
-//! through a [`Dispatcher`] (`jig_presets::Registry` is one, so every layer
-//! applies: policy, slot validation, the kernel), appends the result, and
-//! repeats. It stops on the finish call, on a reply without a call, after
-//! a maximum number of rounds, or when the model keeps sending calls that
-//! cannot be used after the corrections it was allowed. Each reply and
-//! each call is reported to an observer as it happens; the run comes back
-//! as a [`Transcript`].
+//! to a [`ChatModel`], reads every call of the reply, dispatches them in
+//! order through a [`Dispatcher`] (`jig_presets::Registry` is one, so every
+//! layer applies: policy, slot validation, the kernel), appends their
+//! results in the same order, and repeats. Consecutive calls that only read
+//! ([`Dispatcher::is_concurrency_safe`]) may run at the same time; a call
+//! that may write is a barrier, started after the calls before it end and
+//! ended before the calls after it start. A reply in which one call cannot
+//! be read runs nothing: the model is told what was wrong and asked again.
+//! The run stops on the finish call, on a reply without a call, after a
+//! maximum number of rounds, or when the model keeps sending calls that
+//! cannot be used after the corrections it was allowed. Each reply and each
+//! call is reported to an observer as it happens; the run comes back as a
+//! [`Transcript`].
 //!
 //! Two [`Mode`]s:
 //!
-//! - **prompt** (the default, for models without native tool calling): the
-//!   system prompt ([`PromptBuilder`]) lists the tools with their
-//!   arguments and asks for exactly one JSON object per reply,
-//!   `{"name": "<tool>", "arguments": {...}}`. The task ends with the
-//!   finish call `{"name": "done", "arguments": {"answer": "..."}}`
-//!   ([`StopReason::Finished`]) or a reply without any JSON object
-//!   ([`StopReason::NoCall`]). Results come back as user messages.
+//! - **prompt** (the default, for models without native tool calling, or
+//!   endpoints that do not parse their calls): the system prompt
+//!   ([`PromptBuilder`]) lists the tools with their arguments and asks for
+//!   JSON calls, `{"name": "<tool>", "arguments": {...}}`, several as an
+//!   array. The reply is read with
+//!   [`jig_toolcall::read_calls_with`] and the dispatcher's tools, so the
+//!   model's own format works too (Hermes and Qwen `<tool_call>`, Llama's
+//!   pythonic lists, Qwen3-Coder's XML parameters, DeepSeek, Kimi, Mistral,
+//!   gpt-oss, Gemma...): text values are typed by each tool's schema, and a
+//!   call to a tool that does not exist is corrected with the list of
+//!   tools. The task ends with the finish call
+//!   `{"name": "done", "arguments": {"answer": "..."}}`
+//!   ([`StopReason::Finished`]; the calls written before it in the same
+//!   reply run first) or a reply without a call ([`StopReason::NoCall`]).
+//!   The results of a reply come back as one user message.
 //! - **native**: the tools go in the request's `tools` field, calls come
 //!   back as `tool_calls` (their argument text repaired like any other),
-//!   results go back as `tool` messages. A reply without `tool_calls` ends
-//!   the task.
+//!   every one of them is run under the same rules and answered by a `tool`
+//!   message with its id. A reply without `tool_calls` ends the task.
 //!
 //! The loop never reaches a tool but through the dispatcher, and the text
 //! it feeds back is bounded ([`AgentLoop::with_max_result_bytes`]) on top
@@ -104,6 +117,7 @@
 #![forbid(unsafe_code)]
 
 mod agent_loop;
+mod batch;
 mod chat;
 #[cfg(feature = "openai")]
 mod openai;

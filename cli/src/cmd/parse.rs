@@ -3,9 +3,11 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use jig_toolcall::Reading;
+use jig_lineage::Dispatcher;
+use jig_toolcall::{Reading, ToolSpec};
 use serde_json::Value;
 
+use crate::args::GlobalArgs;
 use crate::error::{CliError, EXIT_ERROR, EXIT_OK, exit};
 
 /// Exit status when the text holds no tool call.
@@ -21,6 +23,11 @@ Five shapes are read, recognised from the text: JSON in markers or chatter ({nam
 Mistral, gpt-oss), XML parameters (Qwen3-Coder, GLM, MiniMax...), pythonic calls
 ([get_weather(city=\"SF\")]) and Gemma's call:name{...}. Reasoning blocks are skipped.
 
+With --registry the calls are read against the tools the global options describe (--root,
+--tools, --exec...): text values of XML and pythonic calls are typed by the tool's schema
+(\"42\" becomes 42 for a number), and a call to a tool that is not there is an error that lists
+the tools.
+
 Exit status: 0 with the call printed, 3 when the text holds no call (the model is talking or
 done), 1 when it holds a call that cannot be read (the message on stderr says why;
 a loop would ask the model again).
@@ -34,12 +41,25 @@ pub(crate) struct ParseArgs {
     /// Print every call of the reply, in order, as a JSON array
     #[arg(long)]
     all: bool,
+    /// Read against the registry the global options describe: values typed by each tool's
+    /// schema, a call to a tool that is not there reported with the list of tools
+    #[arg(long)]
+    registry: bool,
 }
 
 /// Parses stdin and prints the call.
-pub(crate) fn run(args: &ParseArgs) -> Result<ExitCode, CliError> {
+pub(crate) fn run(global: &GlobalArgs, args: &ParseArgs) -> Result<ExitCode, CliError> {
     let text = super::repair::read_stdin()?;
-    let calls = match jig_toolcall::read_calls(&text) {
+    let tools = if args.registry {
+        let built = crate::preset::build(global)?;
+        Dispatcher::tools(&built.registry)
+            .into_iter()
+            .map(|tool| ToolSpec::new(tool.name, tool.input_schema))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let calls = match jig_toolcall::read_calls_with(&text, &tools) {
         Reading::Calls(calls) => calls,
         Reading::Unreadable { reason } => {
             eprintln!("jig: the input holds no usable tool call: {reason}");
