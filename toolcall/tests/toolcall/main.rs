@@ -14,4 +14,5 @@ mod corpus;
 mod formats;
 mod invariants;
 mod read;
+mod reading;
 mod repair;
