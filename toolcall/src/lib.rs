@@ -1,5 +1,59 @@
-//! Tool calls for models without native tool calling: finds the JSON in a
-//! model's free text, repairs it, and tells a call from no call.
+//! Reads the tool calls in a model's reply, whatever the model's format:
+//! every call, in order, or "no call", or a reason the model can act on;
+//! and repairs the JSON that weak models write.
+//!
+//! # Reading every call: [`read_calls`]
+//!
+//! Open models are trained on their own tool-call formats and write them
+//! whether asked or not. [`read_calls`] recognises the format from the
+//! markers in the text, never from a model's name, and returns a
+//! [`Reading`]: [`Reading::Calls`] (every call, in the order written),
+//! [`Reading::NoCall`] (the model is talking, or done) or
+//! [`Reading::Unreadable`] (the reply holds a call that cannot be read: run
+//! nothing, ask again with the reason). Five shapes are read:
+//!
+//! | shape | models | example |
+//! |---|---|---|
+//! | JSON in markers or chatter, one or a list | Hermes, Qwen 2.5, Llama 3.1, Mistral, Granite, Phi-4... | `<tool_call>{"name": "ls", "arguments": {"path": "src"}}</tool_call>` |
+//! | the name outside JSON arguments | DeepSeek V3/R1, Kimi K2, Mistral v11, gpt-oss (harmony), Functionary | `[TOOL_CALLS]ls[ARGS]{"path": "src"}` |
+//! | XML parameters | Qwen3-Coder, GLM, MiniMax, DeepSeek DSML, Step, MiniCPM | `<function=ls><parameter=path>src</parameter></function>` |
+//! | pythonic calls | Llama 3.2 and 4, LFM2, OLMo | `[ls(path="src"), pwd()]` |
+//! | Gemma's literal syntax | FunctionGemma, Gemma | `<start_function_call>call:ls{path:<escape>src<escape>}<end_function_call>` |
+//!
+//! The reader never invents a call:
+//!
+//! - reasoning blocks (`<think>...</think>`, also a reply that starts inside
+//!   one or never closes it) are skipped, so a call the model only thought
+//!   about is not taken;
+//! - argument data never becomes a name (`[f(items=[{'name': 'x'}])]` calls
+//!   `f`), and keys beside the name are kept as arguments
+//!   (`{"tool": "bash", "command": "ls"}` calls `bash` with `command`);
+//! - a name cut off by the end of the text is an incomplete call
+//!   ([`CallError::IncompleteName`]), never completed.
+//!
+//! **Pythonic calls and prose.** Code in an explanation looks like a call
+//! (`print(len(x))`). Outside the markers of a format that announces them,
+//! pythonic calls are read only when the whole reply (after reasoning) is
+//! calls, when they form a bracketed list of keyword calls
+//! (`[name(key=value, ...)]`, the documented shape), or when the name is one
+//! of the tools given to [`read_calls_with`]. Positional arguments make
+//! text no call.
+//!
+//! **With a tool list** ([`read_calls_with`] and [`ToolSpec`]s, the
+//! registry's tools in jig's CLI and loop), text values are typed by the
+//! tool's schema when they read as the slot's type (`"42"` becomes `42` for
+//! an integer slot): formats such as XML parameters carry no types. Without
+//! a tool list such values stay text (`"007"`, `"true"`). A call to a tool that is not listed is
+//! [`CallError::UnknownTool`], which names the tools there are.
+//!
+//! No input makes the reader panic, and its work is linear in the size of
+//! the text: every search that looks ahead for a closing marker is
+//! memoised, and tests count the bytes visited per byte of input on
+//! pathological texts (markers repeated thousands of times, CDATA never
+//! closed) rather than timing them. A fuzz target per shape runs in
+//! `fuzz/`.
+//!
+//! # Repairing JSON: [`repair`] and [`extract_call`]
 //!
 //! Small models asked for "one JSON object" wrap it in chatter and code
 //! fences, use single quotes and Python literals, comment, and stop
@@ -79,11 +133,49 @@
 //!   strict.
 //! - It does not guess what was cut off: a truncated string or object is
 //!   closed where the text ends.
-//! - It does not return more than one value: text after the first value is
-//!   ignored, even another value.
+//! - [`repair`] and [`extract_call`] do not return more than one value:
+//!   text after the first value is ignored, even another value (use
+//!   [`read_calls`] for every call).
 //! - It does no I/O and runs nothing: the loop is `jig-agent`.
 //!
-//! # Example
+//! # Examples
+//!
+//! Every call of a reply, in any shape:
+//!
+//! ```
+//! use jig_toolcall::{Reading, ToolSpec, read_calls, read_calls_with};
+//! use serde_json::json;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let reply = "<think>Two things to check.</think>[ls(path=\"src\"), grep(pattern=\"TODO\")]";
+//! let Reading::Calls(calls) = read_calls(reply) else {
+//!     return Err("expected calls".into());
+//! };
+//! let names: Vec<&str> = calls.iter().map(|call| call.name()).collect();
+//! assert_eq!(names, ["ls", "grep"]);
+//!
+//! // prose is not a call
+//! assert!(matches!(read_calls("Use print(len(x)) to see it."), Reading::NoCall));
+//!
+//! // with a tool list: values typed by schema, unknown names reported
+//! let tools = [ToolSpec::new(
+//!     "head",
+//!     json!({"type": "object", "properties": {"lines": {"type": "integer"}}}),
+//! )];
+//! let xml = "<function=head><parameter=lines>20</parameter></function>";
+//! let Reading::Calls(calls) = read_calls_with(xml, &tools) else {
+//!     return Err("expected a call".into());
+//! };
+//! assert_eq!(calls[0].arguments()["lines"], 20);
+//! assert!(matches!(
+//!     read_calls_with("[rm(path=\"/\")]", &tools),
+//!     Reading::Unreadable { .. }
+//! ));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! One JSON call, repaired:
 //!
 //! ```
 //! use jig_toolcall::{CallOutcome, extract_call, repair};

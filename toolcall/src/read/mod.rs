@@ -232,6 +232,21 @@ mod tests {
             "<|tool_call_start|>".repeat(N),
             "<function name=\"a\"><param name=\"b\">".repeat(N),
             "</think><think>".repeat(N),
+            // CDATA that is never closed, in each XML dialect
+            "<function=x><parameter=a><![CDATA[".repeat(N),
+            format!("<function=x>{}", "<parameter=a><![CDATA[".repeat(N)),
+            format!(
+                "<invoke name=\"x\">{}",
+                "<parameter name=\"a\"><![CDATA[".repeat(N)
+            ),
+            format!(
+                "<tool_call>x{}",
+                "<arg_key>a</arg_key><arg_value><![CDATA[".repeat(N)
+            ),
+            format!(
+                "<function name=\"x\">{}",
+                "<param name=\"a\"><![CDATA[".repeat(N)
+            ),
         ];
         let slow: Vec<String> = cases
             .iter()

@@ -56,20 +56,44 @@ fn text_value(raw: &str) -> String {
     raw.to_owned()
 }
 
+/// The searches of one reader's parameter values: the closing tag, the
+/// next opening tag, the end of CDATA. Each is memoised ([`Next`]), so that
+/// a text with many values, and many CDATA sections that are never closed,
+/// is still read in linear time.
+struct Values {
+    close: Next,
+    next: Next,
+    cdata_end: Next,
+}
+
+impl Values {
+    fn new(close: &str, next: &str) -> Values {
+        Values {
+            close: Next::new(close),
+            next: Next::new(next),
+            cdata_end: Next::new("]]>"),
+        }
+    }
+}
+
 /// The end of a parameter's value: its closing tag, else the next opening
 /// one or the end of the call.
 fn value_end(
     text: &str,
     from: usize,
-    close: &mut Next,
-    next: &mut Next,
+    values: &mut Values,
     limit: usize,
     scan: &mut Scan,
 ) -> (usize, usize) {
+    let Values {
+        close,
+        next,
+        cdata_end,
+    } = values;
     // CDATA may hold the closing tag itself
     let at = skip_space(text, from);
     let search_from = if text[at..].starts_with("<![CDATA[") {
-        scan.find(text, at, "]]>").map_or(from, |end| end + 3)
+        cdata_end.find(scan, text, at).map_or(from, |end| end + 3)
     } else {
         from
     };
@@ -94,8 +118,7 @@ fn qwen(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resu
     let mut close_call = Next::new("</function>");
     let mut next_call = Next::new(OPEN);
     let mut next_param = Next::new("<parameter=");
-    let mut next_param2 = Next::new("<parameter=");
-    let mut close_param = Next::new("</parameter>");
+    let mut values = Values::new("</parameter>", "<parameter=");
     let mut from = 0;
     while let Some(at) = scan.find(text, from, OPEN) {
         let start = at + OPEN.len();
@@ -126,14 +149,7 @@ fn qwen(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resu
                     .filter(|e| *e < limit)
                     .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
                 let key = text[key_start..key_end].trim().to_owned();
-                let (end, next) = value_end(
-                    text,
-                    key_end + 1,
-                    &mut close_param,
-                    &mut next_param2,
-                    limit,
-                    scan,
-                );
+                let (end, next) = value_end(text, key_end + 1, &mut values, limit, scan);
                 args.insert(key, Value::String(text_value(&text[key_end + 1..end])));
                 pos = next.max(key_end + 1);
             }
@@ -160,7 +176,7 @@ fn invoke(
 ) -> Result<(), CallError> {
     const INVOKE: &str = "invoke name=";
     // the searches of one namespace prefix, kept while the prefix is the same
-    let mut searches: Option<(String, [Next; 4])> = None;
+    let mut searches: Option<(String, Next, Next, Values)> = None;
     let mut from = 0;
     while let Some(at) = scan.find(text, from, INVOKE) {
         let lt = text[..at]
@@ -175,18 +191,18 @@ fn invoke(
         };
         let tag = &text[at..gt];
         let name = attribute(tag, "name").unwrap_or("").to_owned();
-        if searches.as_ref().is_none_or(|(known, _)| known != prefix) {
+        if searches.as_ref().is_none_or(|(known, ..)| known != prefix) {
             searches = Some((
                 prefix.to_owned(),
-                [
-                    Next::new(&format!("</{prefix}invoke>")),
-                    Next::new(&format!("<{prefix}parameter ")),
-                    Next::new(&format!("</{prefix}parameter>")),
-                    Next::new(&format!("<{prefix}parameter ")),
-                ],
+                Next::new(&format!("</{prefix}invoke>")),
+                Next::new(&format!("<{prefix}parameter ")),
+                Values::new(
+                    &format!("</{prefix}parameter>"),
+                    &format!("<{prefix}parameter "),
+                ),
             ));
         }
-        let Some((_, [close, open_p, close_p, open_p2])) = searches.as_mut() else {
+        let Some((_, close, open_p, values)) = searches.as_mut() else {
             return Ok(());
         };
         let limit = close.find(scan, text, gt).unwrap_or(text.len());
@@ -199,7 +215,7 @@ fn invoke(
                 .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
             let tag = &text[p..tag_end];
             let key = attribute(tag, "name").unwrap_or("").to_owned();
-            let (end, next) = value_end(text, tag_end + 1, close_p, open_p2, limit, scan);
+            let (end, next) = value_end(text, tag_end + 1, values, limit, scan);
             let raw = text_value(&text[tag_end + 1..end]);
             let value = match attribute(tag, "string") {
                 Some("false") => repair_value(&raw).unwrap_or(Value::String(raw)),
@@ -222,10 +238,9 @@ fn glm(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resul
     }
     let mut close_call = Next::new("</tool_call>");
     let mut next_key = Next::new("<arg_key>");
-    let mut next_key2 = Next::new("<arg_key>");
+    let mut values = Values::new("</arg_value>", "<arg_key>");
     let mut close_key = Next::new("</arg_key>");
     let mut next_value = Next::new("<arg_value>");
-    let mut close_value = Next::new("</arg_value>");
     let mut from = 0;
     while let Some(at) = scan.find(text, from, OPEN) {
         let start = at + OPEN.len();
@@ -251,14 +266,7 @@ fn glm(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resul
                     "the argument `{key}` of `{name}` has no value"
                 )));
             };
-            let (end, next) = value_end(
-                text,
-                v + "<arg_value>".len(),
-                &mut close_value,
-                &mut next_key2,
-                limit,
-                scan,
-            );
+            let (end, next) = value_end(text, v + "<arg_value>".len(), &mut values, limit, scan);
             args.insert(
                 key,
                 Value::String(text_value(&text[v + "<arg_value>".len()..end])),
@@ -280,8 +288,7 @@ fn minicpm(
     const OPEN: &str = "<function name=";
     let mut close_call = Next::new("</function>");
     let mut next_param = Next::new("<param ");
-    let mut next_param2 = Next::new("<param ");
-    let mut close_param = Next::new("</param>");
+    let mut values = Values::new("</param>", "<param ");
     let mut from = 0;
     while let Some(at) = scan.find(text, from, OPEN) {
         let Some(gt) = scan.find(text, at, ">") else {
@@ -300,14 +307,7 @@ fn minicpm(
             let key = attribute(&text[p..tag_end], "name")
                 .unwrap_or("")
                 .to_owned();
-            let (end, next) = value_end(
-                text,
-                tag_end + 1,
-                &mut close_param,
-                &mut next_param2,
-                text.len(),
-                scan,
-            );
+            let (end, next) = value_end(text, tag_end + 1, &mut values, text.len(), scan);
             args.insert(key, Value::String(text_value(&text[tag_end + 1..end])));
             pos = next.max(tag_end + 1);
             if pos > limit {
