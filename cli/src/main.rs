@@ -68,7 +68,7 @@ fn main() -> ExitCode {
         Command::Audit(args) => cmd::audit::run(&cli.global, args),
         Command::Mcp(args) => cmd::mcp::run(&cli.global, args),
         Command::Repair(args) => cmd::repair::run(args),
-        Command::Parse(args) => cmd::parse::run(args),
+        Command::Parse(args) => cmd::parse::run(&cli.global, args),
         Command::Agent(args) => cmd::agent::run(&cli.global, args),
     };
     // Queued log lines get a short bound to reach stderr, never more: a

@@ -20,6 +20,16 @@ pub trait Dispatcher: Send + Sync {
     /// that cannot run is a [`ToolResult::Refused`] whose text tells the
     /// model what to do instead.
     fn dispatch(&self, name: &str, arguments: &Value) -> ToolResult;
+
+    /// Whether this call only reads, so that it may run at the same time as
+    /// other read-only calls of the same reply. The default answers `false`
+    /// for every call: a dispatcher that cannot tell runs calls one at a
+    /// time. An answer of `true` must never be given to a call that may
+    /// write.
+    fn is_concurrency_safe(&self, name: &str, arguments: &Value) -> bool {
+        let _ = (name, arguments);
+        false
+    }
 }
 
 /// What the model is told about one tool.

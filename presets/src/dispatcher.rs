@@ -6,7 +6,9 @@ use serde_json::Value;
 use crate::Registry;
 
 /// A loop sees the visible tools and calls them through
-/// [`Registry::dispatch`], so every layer applies to a model's call.
+/// [`Registry::dispatch`], so every layer applies to a model's call; a call
+/// may overlap others when [`Registry::is_concurrency_safe`] says it only
+/// reads.
 impl Dispatcher for Registry {
     fn tools(&self) -> Vec<ToolInfo> {
         Registry::tools(self).map(ToolInfo::from_tool).collect()
@@ -14,5 +16,9 @@ impl Dispatcher for Registry {
 
     fn dispatch(&self, name: &str, arguments: &Value) -> ToolResult {
         Registry::dispatch(self, name, arguments)
+    }
+
+    fn is_concurrency_safe(&self, name: &str, arguments: &Value) -> bool {
+        Registry::is_concurrency_safe(self, name, arguments)
     }
 }

@@ -31,6 +31,9 @@ const WRAPPER_KEYS: [&str; 6] = [
     "action",
 ];
 
+/// Keys beside a call's name that describe the call, not its arguments.
+const METADATA_KEYS: [&str; 5] = ["id", "type", "call_id", "tool_call_id", "index"];
+
 /// How many wrappers (arrays, wrapper keys) are looked through.
 const MAX_WRAPPERS: usize = 4;
 
@@ -81,6 +84,13 @@ impl ToolCall {
             };
         }
         Err(CallError::NotAnObject { found: value })
+    }
+
+    /// A call from its parts; `None` when the name is empty or has
+    /// surrounding whitespace.
+    pub fn new(name: impl Into<String>, arguments: Map<String, Value>) -> Option<ToolCall> {
+        let name = name.into();
+        (!name.is_empty() && name.trim() == name).then_some(ToolCall { name, arguments })
     }
 
     /// The tool's name.
@@ -134,7 +144,16 @@ fn take_arguments(
 ) -> Result<Map<String, Value>, CallError> {
     let found = ARGUMENT_KEYS.iter().find_map(|key| map.remove(*key));
     match found {
-        None | Some(Value::Null) => Ok(Map::new()),
+        // no argument key: the keys beside the name are the arguments
+        // (`{"tool": "bash", "command": "ls"}`), less a call's metadata
+        None => {
+            let mut siblings = std::mem::take(map);
+            for key in METADATA_KEYS {
+                siblings.remove(key);
+            }
+            Ok(siblings)
+        }
+        Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(arguments)) => Ok(arguments),
         Some(Value::String(text)) if text.trim().is_empty() => Ok(Map::new()),
         Some(Value::String(text)) => match object_in(&text) {
@@ -254,6 +273,31 @@ pub enum CallError {
         /// The value found as the name.
         found: Value,
     },
+    /// The text ends inside the tool's name: the call was cut off.
+    #[error(
+        "the reply ends inside the tool name `{partial}...`: the call was cut off; \
+         send the whole call again"
+    )]
+    IncompleteName {
+        /// The part of the name that was written.
+        partial: String,
+    },
+    /// A call names a tool that is not in the list given.
+    #[error("there is no tool named `{name}`: call one of {}", list(.known))]
+    UnknownTool {
+        /// The name called.
+        name: String,
+        /// The tools there are.
+        known: Vec<String>,
+    },
+    /// A call in one of the models' own formats whose parts cannot be read.
+    #[error("a {shape} tool call in the reply cannot be read ({detail}): send it again, whole")]
+    Malformed {
+        /// The format (`xml-parameters`, `pythonic-call`...).
+        shape: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
     /// The arguments are neither an object nor the text of one.
     #[error(
         "the arguments of `{name}` must be a JSON object, not {}: reply with \
@@ -266,6 +310,18 @@ pub enum CallError {
         /// The value found as the arguments.
         found: Value,
     },
+}
+
+/// Names, backticked, for a message.
+fn list(names: &[String]) -> String {
+    if names.is_empty() {
+        return "none (no tool is available)".to_owned();
+    }
+    names
+        .iter()
+        .map(|name| format!("`{name}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn describe(value: &Value) -> &'static str {
@@ -360,10 +416,15 @@ mod tests {
             r#"{"name": "ls", "arguments": "{'path': '.',}"}"#,
             r#"{"name":"ls","arguments":{"path":"."}}"#,
         ),
-        // the name key wins over the other aliases; other keys are ignored
+        // the name key wins over the other aliases; with no argument key,
+        // the keys beside the name are the arguments (never dropped)
         (
             r#"{"tool": "b", "name": "a", "thought": "x"}"#,
-            r#"{"name":"a","arguments":{}}"#,
+            r#"{"name":"a","arguments":{"tool":"b","thought":"x"}}"#,
+        ),
+        (
+            r#"{"tool": "bash", "command": "ls", "id": "call_1"}"#,
+            r#"{"name":"bash","arguments":{"command":"ls"}}"#,
         ),
         // a list of calls: the first
         (

@@ -1,6 +1,59 @@
-//! Tool calls for models without native tool calling: finds the JSON in a
-//! model's free text, repairs it, tells a call from no call, and drives the
-//! tool-call loop.
+//! Reads the tool calls in a model's reply, whatever the model's format:
+//! every call, in order, or "no call", or a reason the model can act on;
+//! and repairs the JSON that weak models write.
+//!
+//! # Reading every call: [`read_calls`]
+//!
+//! Open models are trained on their own tool-call formats and write them
+//! whether asked or not. [`read_calls`] recognises the format from the
+//! markers in the text, never from a model's name, and returns a
+//! [`Reading`]: [`Reading::Calls`] (every call, in the order written),
+//! [`Reading::NoCall`] (the model is talking, or done) or
+//! [`Reading::Unreadable`] (the reply holds a call that cannot be read: run
+//! nothing, ask again with the reason). Five shapes are read:
+//!
+//! | shape | models | example |
+//! |---|---|---|
+//! | JSON in markers or chatter, one or a list | Hermes, Qwen 2.5, Llama 3.1, Mistral, Granite, Phi-4... | `<tool_call>{"name": "ls", "arguments": {"path": "src"}}</tool_call>` |
+//! | the name outside JSON arguments | DeepSeek V3/R1, Kimi K2, Mistral v11, gpt-oss (harmony), Functionary | `[TOOL_CALLS]ls[ARGS]{"path": "src"}` |
+//! | XML parameters | Qwen3-Coder, GLM, MiniMax, DeepSeek DSML, Step, MiniCPM | `<function=ls><parameter=path>src</parameter></function>` |
+//! | pythonic calls | Llama 3.2 and 4, LFM2, OLMo | `[ls(path="src"), pwd()]` |
+//! | Gemma's literal syntax | FunctionGemma, Gemma | `<start_function_call>call:ls{path:<escape>src<escape>}<end_function_call>` |
+//!
+//! The reader never invents a call:
+//!
+//! - reasoning blocks (`<think>...</think>`, also a reply that starts inside
+//!   one or never closes it) are skipped, so a call the model only thought
+//!   about is not taken;
+//! - argument data never becomes a name (`[f(items=[{'name': 'x'}])]` calls
+//!   `f`), and keys beside the name are kept as arguments
+//!   (`{"tool": "bash", "command": "ls"}` calls `bash` with `command`);
+//! - a name cut off by the end of the text is an incomplete call
+//!   ([`CallError::IncompleteName`]), never completed.
+//!
+//! **Pythonic calls and prose.** Code in an explanation looks like a call
+//! (`print(len(x))`). Outside the markers of a format that announces them,
+//! pythonic calls are read only when the whole reply (after reasoning) is
+//! calls, when they form a bracketed list of keyword calls
+//! (`[name(key=value, ...)]`, the documented shape), or when the name is one
+//! of the tools given to [`read_calls_with`]. Positional arguments make
+//! text no call.
+//!
+//! **With a tool list** ([`read_calls_with`] and [`ToolSpec`]s, the
+//! registry's tools in jig's CLI and loop), text values are typed by the
+//! tool's schema when they read as the slot's type (`"42"` becomes `42` for
+//! an integer slot): formats such as XML parameters carry no types. Without
+//! a tool list such values stay text (`"007"`, `"true"`). A call to a tool that is not listed is
+//! [`CallError::UnknownTool`], which names the tools there are.
+//!
+//! No input makes the reader panic, and its work is linear in the size of
+//! the text: every search that looks ahead for a closing marker is
+//! memoised, and tests count the bytes visited per byte of input on
+//! pathological texts (markers repeated thousands of times, CDATA never
+//! closed) rather than timing them. A fuzz target per shape runs in
+//! `fuzz/`.
+//!
+//! # Repairing JSON: [`repair`] and [`extract_call`]
 //!
 //! Small models asked for "one JSON object" wrap it in chatter and code
 //! fences, use single quotes and Python literals, comment, and stop
@@ -66,8 +119,10 @@
 //! "parameters"}`, `{"function": {"name", "arguments"}}` (OpenAI's shape,
 //! with or without `"type": "function"`) and `{"tool_calls": [...]}` are all
 //! calls. Arguments may be an object or a string holding the text of one
-//! (repaired too); missing, `null` or empty arguments are `{}`. Other keys
-//! are ignored. A top-level array is a list of calls of which the first is
+//! (repaired too); missing, `null` or empty arguments are `{}`. With no argument
+//! key, the keys beside the name (less `id`, `type`, `call_id`,
+//! `tool_call_id`, `index`) are the arguments: `{"tool": "bash",
+//! "command": "ls"}` calls `bash` with `{"command": "ls"}`. A top-level array is a list of calls of which the first is
 //! taken.
 //!
 //! # Non-goals
@@ -78,13 +133,49 @@
 //!   strict.
 //! - It does not guess what was cut off: a truncated string or object is
 //!   closed where the text ends.
-//! - It does not return more than one value: text after the first value is
-//!   ignored, even another value.
-//! - The loop does not stream replies, nor run calls in parallel; the HTTP
-//!   client reads no environment variable (the caller passes the API key,
-//!   and a proxy only on request).
+//! - [`repair`] and [`extract_call`] do not return more than one value:
+//!   text after the first value is ignored, even another value (use
+//!   [`read_calls`] for every call).
+//! - It does no I/O and runs nothing: the loop is `jig-agent`.
 //!
-//! # Example
+//! # Examples
+//!
+//! Every call of a reply, in any shape:
+//!
+//! ```
+//! use jig_toolcall::{Reading, ToolSpec, read_calls, read_calls_with};
+//! use serde_json::json;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let reply = "<think>Two things to check.</think>[ls(path=\"src\"), grep(pattern=\"TODO\")]";
+//! let Reading::Calls(calls) = read_calls(reply) else {
+//!     return Err("expected calls".into());
+//! };
+//! let names: Vec<&str> = calls.iter().map(|call| call.name()).collect();
+//! assert_eq!(names, ["ls", "grep"]);
+//!
+//! // prose is not a call
+//! assert!(matches!(read_calls("Use print(len(x)) to see it."), Reading::NoCall));
+//!
+//! // with a tool list: values typed by schema, unknown names reported
+//! let tools = [ToolSpec::new(
+//!     "head",
+//!     json!({"type": "object", "properties": {"lines": {"type": "integer"}}}),
+//! )];
+//! let xml = "<function=head><parameter=lines>20</parameter></function>";
+//! let Reading::Calls(calls) = read_calls_with(xml, &tools) else {
+//!     return Err("expected a call".into());
+//! };
+//! assert_eq!(calls[0].arguments()["lines"], 20);
+//! assert!(matches!(
+//!     read_calls_with("[rm(path=\"/\")]", &tools),
+//!     Reading::Unreadable { .. }
+//! ));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! One JSON call, repaired:
 //!
 //! ```
 //! use jig_toolcall::{CallOutcome, extract_call, repair};
@@ -107,112 +198,22 @@
 //! # }
 //! ```
 //!
-//! # The loop
-//!
-//! [`AgentLoop`] drives a model through a task: it sends the conversation
-//! to a [`ChatModel`], takes the call out of the reply, dispatches it
-//! through a [`Dispatcher`] (`jig_presets::Registry` is one, so every layer
-//! applies: policy, slot validation, the kernel), appends the result, and
-//! repeats. It stops on the finish call, on a reply without a call, after
-//! a maximum number of rounds, or when the model keeps sending calls that
-//! cannot be used after the corrections it was allowed. Each reply and
-//! each call is reported to an observer as it happens; the run comes back
-//! as a [`Transcript`].
-//!
-//! Two [`Mode`]s:
-//!
-//! - **prompt** (the default, for models without native tool calling): the
-//!   system prompt ([`PromptBuilder`]) lists the tools with their
-//!   arguments and asks for exactly one JSON object per reply,
-//!   `{"name": "<tool>", "arguments": {...}}`. The task ends with the
-//!   finish call `{"name": "done", "arguments": {"answer": "..."}}`
-//!   ([`StopReason::Finished`]) or a reply without any JSON object
-//!   ([`StopReason::NoCall`]). Results come back as user messages.
-//! - **native**: the tools go in the request's `tools` field, calls come
-//!   back as `tool_calls` (their argument text repaired like any other),
-//!   results go back as `tool` messages. A reply without `tool_calls` ends
-//!   the task.
-//!
-//! The loop never reaches a tool but through the dispatcher, and the text
-//! it feeds back is bounded ([`AgentLoop::with_max_result_bytes`]) on top
-//! of each tool's own output budget.
-//!
-//! ```
-//! use jig_lineage::{ErrorCode, Refusal, ToolResult};
-//! use jig_toolcall::{
-//!     AgentLoop, ChatError, ChatModel, Dispatcher, Message, StopReason, ToolInfo,
-//! };
-//! use serde_json::{Value, json};
-//!
-//! /// A dispatcher that refuses everything (a registry in real use).
-//! struct Refuse;
-//! impl Dispatcher for Refuse {
-//!     fn tools(&self) -> Vec<ToolInfo> {
-//!         vec![ToolInfo::new("ls", "List a folder", json!({"type": "object"}))]
-//!     }
-//!     fn dispatch(&self, name: &str, _: &Value) -> ToolResult {
-//!         ToolResult::Refused(Refusal::new(ErrorCode::UnknownTool, "test", format!("no {name}")))
-//!     }
-//! }
-//!
-//! /// A model that calls `ls`, then finishes.
-//! struct Scripted(Vec<&'static str>);
-//! impl ChatModel for Scripted {
-//!     fn complete(&mut self, _: &[Message], _: &[ToolInfo]) -> Result<Message, ChatError> {
-//!         Ok(Message::assistant(self.0.remove(0)))
-//!     }
-//! }
-//!
-//! # fn main() -> Result<(), jig_toolcall::LoopError> {
-//! let mut model = Scripted(vec![
-//!     "Let me look: {'name': 'ls', 'arguments': {}}",
-//!     r#"{"name": "done", "arguments": {"answer": "nothing to list"}}"#,
-//! ]);
-//! let transcript = AgentLoop::new(&Refuse).run(&mut model, "List the files", |_event| {})?;
-//! assert_eq!(transcript.rounds.len(), 2);
-//! assert_eq!(
-//!     transcript.stop,
-//!     StopReason::Finished { answer: "nothing to list".to_owned() }
-//! );
-//! # Ok(())
-//! # }
-//! ```
-//!
 //! # Features
 //!
-//! - `openai` (default): [`OpenAiClient`], a [`ChatModel`] for
-//!   OpenAI-compatible `/v1/chat/completions` endpoints (llama.cpp's
-//!   server, Ollama, vLLM, hosted APIs), over the `ureq` HTTP client.
-//!   Without it the crate is the parser and the loop, with no HTTP.
-//! - `https` (default): HTTPS for that client, through `rustls`.
+//! None. The crate has no I/O and depends on no other jig crate: the loop
+//! that sends replies to a model and runs their calls is `jig-agent`.
 #![forbid(unsafe_code)]
 
-mod agent;
 mod call;
-mod chat;
 mod error;
-#[cfg(feature = "openai")]
-mod openai;
 mod parser;
-mod prompt;
+mod read;
 mod repair;
 mod scalar;
 mod string;
-mod transcript;
 
-pub use agent::{
-    AgentLoop, DEFAULT_MAX_CALLS_PER_REPLY, DEFAULT_MAX_CORRECTIONS, DEFAULT_MAX_RESULT_BYTES,
-    DEFAULT_MAX_ROUNDS, LoopError,
-};
 pub use call::{CallError, CallOutcome, ToolCall, extract_call};
-pub use chat::{ChatError, ChatModel, Message, NativeCall, Role};
 pub use error::RepairError;
-/// The dispatcher interface and tool metadata live in `jig-lineage`; they
-/// are named here too, for the loop's users.
-pub use jig_lineage::{Dispatcher, ToolInfo};
-#[cfg(feature = "openai")]
-pub use openai::{OpenAiClient, OpenAiConfig};
 pub use parser::MAX_DEPTH;
-pub use prompt::{FINISH_TOOL, Mode, PromptBuilder};
+pub use read::{Reading, ToolSpec, read_calls, read_calls_with};
 pub use repair::{repair, repair_value};
-pub use transcript::{Action, Event, Round, StopReason, Transcript};

@@ -77,6 +77,50 @@ impl<'t> Objects<'t> {
     }
 }
 
+/// The top-level JSON values (objects and arrays) in a text, in order, each
+/// repaired, with where each starts and ends; values inside a value are
+/// part of it, never read on their own.
+pub(crate) struct Values<'t> {
+    parser: Parser<'t>,
+    from: usize,
+}
+
+impl<'t> Values<'t> {
+    pub(crate) fn new(text: &'t str, from: usize) -> Self {
+        Values {
+            parser: Parser::new(text, 0),
+            from,
+        }
+    }
+
+    /// The work done so far (characters visited; counted in tests only).
+    pub(crate) fn steps(&self) -> usize {
+        #[cfg(test)]
+        {
+            self.parser.steps
+        }
+        #[cfg(not(test))]
+        {
+            0
+        }
+    }
+
+    /// The next value and its byte range; `None` when no `{` or `[` is left.
+    pub(crate) fn next_value(
+        &mut self,
+    ) -> Option<(Result<Value, RepairError>, std::ops::Range<usize>)> {
+        let start = find_start(self.parser.text, self.from, &['{', '['])?;
+        self.parser.restart(start);
+        let read = self.parser.value();
+        let end = self.parser.pos.max(start + 1);
+        self.from = end;
+        let value = read.and_then(|_| {
+            serde_json::from_str(&self.parser.out).map_err(|source| RepairError::Invalid { source })
+        });
+        Some((value, start..end))
+    }
+}
+
 /// Repairs the first value in a text that is not valid JSON.
 pub(crate) fn first_value(text: &str) -> Result<String, RepairError> {
     first_value_parser(text).map(|parser| parser.out)

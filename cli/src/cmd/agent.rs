@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use jig_toolcall::{
+use jig_agent::{
     Action, AgentLoop, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_ROUNDS, Event, Mode, OpenAiClient,
     OpenAiConfig, StopReason,
 };
@@ -34,9 +34,11 @@ global options set the workspace, the tools, the policy and the exec tool), each
 printed as it happens, and the run stops when the model finishes, replies without a call,
 or reaches --max-rounds.
 
-Prompt mode (the default) lists the tools in the system prompt and reads one JSON object per
-reply, repaired: for small local models without native tool calling. --native uses the
-endpoint's own tool calling (`tools`, `tool_calls`).
+Prompt mode (the default) lists the tools in the system prompt and reads every call of each
+reply in any model's format (as `jig parse --registry` does), for models without native tool
+calling. --native uses the endpoint's own tool calling (`tools`, `tool_calls`). Either way the
+calls of a reply run in order (read-only ones may overlap) and none runs when one of them
+cannot be read.
 
 Exit status: 0 when the model finished, 4 when the run stopped first (maximum of rounds,
 calls that stayed unusable after corrections), 1 on a configuration error or when the endpoint

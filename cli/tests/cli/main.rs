@@ -8,9 +8,9 @@
 mod agent;
 mod audit;
 mod call;
-// The scripted chat-completions server is shared with jig-toolcall's tests
+// The scripted chat-completions server is shared with jig-agent's tests
 // (one file, two users) rather than copied.
-#[path = "../../../toolcall/tests/toolcall/server.rs"]
+#[path = "../../../agent/tests/agent/server.rs"]
 mod chat_server;
 mod check;
 mod help;

@@ -74,3 +74,63 @@ fn help_of_repair_parse_and_agent() {
         snapshot!(command, run.stdout);
     }
 }
+
+#[test]
+fn parse_all_prints_every_call_in_order() {
+    let run = run_stdin(
+        &["parse", "--all"],
+        "<tool_call>\n<function=grep>\n<parameter=pattern>\nTODO\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=ls>\n<parameter=path>\nsrc\n</parameter>\n</function>\n</tool_call>",
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "[{\"name\":\"grep\",\"arguments\":{\"pattern\":\"TODO\"}},{\"name\":\"ls\",\"arguments\":{\"path\":\"src\"}}]\n"
+    );
+    let run = run_stdin(&["parse", "--all"], "[get_time()]");
+    assert_eq!(run.stdout, "[{\"name\":\"get_time\",\"arguments\":{}}]\n");
+    let run = run_stdin(&["parse", "--all"], "{\"name\": \"say_hel");
+    assert_eq!(run.code, 1, "{run:?}");
+}
+
+/// `--registry` reads against the tools of the global options: values of
+/// XML and pythonic calls typed by schema, unknown names listed. Without it
+/// the same values stay text and any name is read.
+#[test]
+fn parse_registry_types_values_and_reports_unknown_tools() {
+    let tools = crate::support::tools_dir(&[("nap.tool.json", crate::support::NAP)]);
+    let root = tempfile::tempdir().unwrap();
+    let global = [
+        "--root",
+        root.path().to_str().unwrap(),
+        "--tools",
+        tools.path().to_str().unwrap(),
+    ];
+    let with = |args: &[&'static str]| -> Vec<&str> {
+        global.iter().copied().chain(args.iter().copied()).collect()
+    };
+    let xml = "<function=nap><parameter=seconds>2</parameter></function>";
+    let run = run_stdin(&with(&["parse", "--registry"]), xml);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "{\"name\":\"nap\",\"arguments\":{\"seconds\":2}}\n"
+    );
+    let run = run_stdin(&["parse"], xml);
+    assert_eq!(
+        run.stdout,
+        "{\"name\":\"nap\",\"arguments\":{\"seconds\":\"2\"}}\n"
+    );
+
+    let run = run_stdin(
+        &with(&["parse", "--all", "--registry"]),
+        "[nap(seconds=1), cat(path=\"a\")]",
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr
+            .contains("there is no tool named `cat`: call one of"),
+        "{run:?}"
+    );
+    assert!(run.stderr.contains("`nap`"), "{run:?}");
+}

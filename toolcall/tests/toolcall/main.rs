@@ -1,6 +1,5 @@
 //! Integration tests of jig-toolcall; modules mirror `src/`, plus the
-//! corpus measure, the invariants shared with the fuzz target, and a
-//! scripted chat-completions server on 127.0.0.1 for the loop.
+//! corpus measure and the invariants shared with the fuzz target.
 // test helpers outside `#[test]` functions assert by panicking, and the
 // corpus measure prints its figures
 #![allow(
@@ -10,11 +9,10 @@
     clippy::print_stdout
 )]
 
-mod agent;
 mod call;
 mod corpus;
+mod formats;
 mod invariants;
-mod prompt;
+mod read;
+mod reading;
 mod repair;
-mod server;
-mod support;

@@ -4,6 +4,11 @@
 //!
 //! The Python comes from `<workspace>/.venv`, created (with `json-repair`
 //! installed from PyPI) when it is missing.
+//!
+//! The reading of every model's formats has its own figures: see
+//! [`formats`].
+
+mod formats;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -67,7 +72,7 @@ pub(crate) fn run(figures: &mut Figures) -> Result<(), String> {
         python * 1e6
     );
     figures.add("toolcall.speedup_vs_json_repair", python / rust, "x");
-    Ok(())
+    formats::run(figures)
 }
 
 /// The `input` of every corpus case.

@@ -1,14 +1,14 @@
-//! The loop: ask the model, extract its call, dispatch it, feed the result
-//! back, until the model finishes or a bound is reached.
+//! The loop: ask the model, read every call of its reply, dispatch them in
+//! order, feed the results back, until the model finishes or a bound is
+//! reached.
 
 use serde_json::Value;
 
+use crate::batch;
 use crate::prompt::{Mode, PromptBuilder};
 use crate::transcript::{Action, Event, Round, StopReason, Transcript};
-use crate::{
-    CallError, CallOutcome, ChatModel, Dispatcher, Message, NativeCall, Role, ToolCall, ToolInfo,
-    extract_call,
-};
+use crate::{ChatModel, Dispatcher, Message, NativeCall, Role, ToolInfo};
+use jig_toolcall::{CallError, Reading, ToolCall, ToolSpec, read_calls_with};
 
 /// The default maximum number of rounds (model replies) of a run.
 pub const DEFAULT_MAX_ROUNDS: usize = 16;
@@ -16,7 +16,7 @@ pub const DEFAULT_MAX_ROUNDS: usize = 16;
 pub const DEFAULT_MAX_CORRECTIONS: usize = 2;
 /// The default maximum size of a result fed back to the model, in bytes.
 pub const DEFAULT_MAX_RESULT_BYTES: usize = 16 * 1024;
-/// The default maximum number of native calls run from one reply.
+/// The default maximum number of calls run from one reply.
 pub const DEFAULT_MAX_CALLS_PER_REPLY: usize = 8;
 
 /// Why a run could not start.
@@ -36,16 +36,20 @@ pub enum LoopError {
 
 /// The tool-call loop over one [`Dispatcher`].
 ///
-/// Each round sends the conversation to the model, takes the call out of
-/// its reply (prompt mode: [`extract_call`] on the text; native mode: the
-/// reply's `tool_calls`, their argument text repaired the same way),
-/// dispatches it, and appends the result, cut to
-/// [`with_max_result_bytes`](Self::with_max_result_bytes). A reply whose
-/// call cannot be used gets a correction (what was wrong, what to send),
-/// at most [`with_max_corrections`](Self::with_max_corrections) times in a
-/// row. The run stops on the finish call, on a reply without a call, after
-/// [`with_max_rounds`](Self::with_max_rounds) replies, when corrections run
-/// out, or when the model fails.
+/// Each round sends the conversation to the model and reads every call of
+/// its reply (prompt mode: [`read_calls_with`] on the text, with the
+/// dispatcher's tools and the finish call; native mode: the reply's
+/// `tool_calls`, their argument text repaired the same way). When every
+/// call can be read, they are dispatched in order (read-only neighbours
+/// overlapping, see [`Dispatcher::is_concurrency_safe`]), at most
+/// [`with_max_calls_per_reply`](Self::with_max_calls_per_reply) of them, and
+/// their results appended in the same order, each cut to
+/// [`with_max_result_bytes`](Self::with_max_result_bytes). When one cannot
+/// be read, none runs and the model gets a correction (what was wrong, what
+/// to send), at most [`with_max_corrections`](Self::with_max_corrections)
+/// times in a row. The run stops on the finish call, on a reply without a
+/// call, after [`with_max_rounds`](Self::with_max_rounds) replies, when
+/// corrections run out, or when the model fails.
 #[derive(Clone)]
 pub struct AgentLoop<'d> {
     dispatcher: &'d dyn Dispatcher,
@@ -85,7 +89,7 @@ impl<'d> AgentLoop<'d> {
         }
     }
 
-    /// Sets the mode: prompt (JSON in text) or native (`tool_calls`).
+    /// Sets the mode: prompt (calls in the text) or native (`tool_calls`).
     pub fn with_mode(mut self, mode: Mode) -> Self {
         self.mode = mode;
         self
@@ -113,8 +117,8 @@ impl<'d> AgentLoop<'d> {
         self
     }
 
-    /// Sets how many native calls of one reply are run; the others are
-    /// answered with a message asking to send them again.
+    /// Sets how many calls of one reply are run; the others are answered
+    /// with a message asking to send them again.
     pub fn with_max_calls_per_reply(mut self, calls: usize) -> Self {
         self.max_calls_per_reply = calls;
         self
@@ -165,6 +169,7 @@ impl<'d> AgentLoop<'d> {
             } else {
                 Vec::new()
             },
+            specs: self.specs(&tools),
             tools,
             messages: vec![Message::system(system), Message::user(task)],
             rounds: Vec::new(),
@@ -180,11 +185,30 @@ impl<'d> AgentLoop<'d> {
     }
 }
 
+impl AgentLoop<'_> {
+    /// The reader's tool list: the visible tools and, in prompt mode, the
+    /// finish call.
+    fn specs(&self, tools: &[ToolInfo]) -> Vec<ToolSpec> {
+        let mut specs: Vec<ToolSpec> = tools
+            .iter()
+            .map(|tool| ToolSpec::new(tool.name.clone(), tool.input_schema.clone()))
+            .collect();
+        specs.push(ToolSpec::new(
+            self.prompt.finish_name(),
+            serde_json::json!({"type": "object", "properties": {"answer": {"type": "string"}}}),
+        ));
+        specs
+    }
+}
+
 /// The state of one run.
 struct Run<'a, 'd> {
     agent: &'a AgentLoop<'d>,
     tools: Vec<ToolInfo>,
     native_tools: Vec<ToolInfo>,
+    /// What the reader is told in prompt mode: the tools and the finish
+    /// call, with their schemas.
+    specs: Vec<ToolSpec>,
     messages: Vec<Message>,
     rounds: Vec<Round>,
     /// Corrections sent in a row.
@@ -232,33 +256,9 @@ impl Run<'_, '_> {
     }
 
     fn prompt_round(&mut self, reply: &Message) -> (Vec<Action>, Option<StopReason>) {
-        match extract_call(&reply.content) {
-            CallOutcome::NoCall => (
-                Vec::new(),
-                Some(StopReason::NoCall {
-                    text: reply.content.clone(),
-                }),
-            ),
-            CallOutcome::Call(call) if call.name() == self.agent.prompt.finish_name() => (
-                Vec::new(),
-                Some(StopReason::Finished {
-                    answer: answer(&call),
-                }),
-            ),
-            CallOutcome::Call(call) => {
-                self.corrections = 0;
-                let (result, fed_back) = self.dispatch(&call);
-                let message = self.agent.prompt.result_message(call.name(), &fed_back);
-                self.messages.push(Message::user(message));
-                let action = Action::Called {
-                    call,
-                    id: None,
-                    result,
-                    fed_back,
-                };
-                (vec![action], None)
-            }
-            CallOutcome::Unrepairable { reason } => match self.correct(&reason) {
+        match read_calls_with(&reply.content, &self.specs) {
+            Reading::Calls(calls) => self.run_prompt_calls(calls),
+            Reading::Unreadable { reason } => match self.correct(&reason) {
                 Err(stop) => (Vec::new(), Some(stop)),
                 Ok(message) => {
                     self.messages.push(Message::user(message.clone()));
@@ -270,9 +270,63 @@ impl Run<'_, '_> {
                     (vec![action], None)
                 }
             },
+            _ => (
+                Vec::new(),
+                Some(StopReason::NoCall {
+                    text: reply.content.clone(),
+                }),
+            ),
         }
     }
 
+    /// Runs the calls of a prompt-mode reply in order, up to the finish
+    /// call (which ends the run) and the maximum per reply; their results
+    /// go back in one message, in the order of the calls.
+    fn run_prompt_calls(&mut self, mut calls: Vec<ToolCall>) -> (Vec<Action>, Option<StopReason>) {
+        let finish = calls
+            .iter()
+            .position(|call| call.name() == self.agent.prompt.finish_name())
+            .map(|at| {
+                let finish = calls.split_off(at);
+                StopReason::Finished {
+                    answer: finish.first().map(answer).unwrap_or_default(),
+                }
+            });
+        let not_run = calls.split_off(calls.len().min(self.agent.max_calls_per_reply));
+        if calls.is_empty() && finish.is_some() {
+            return (Vec::new(), finish);
+        }
+        self.corrections = 0;
+        let results = batch::run_in_order(self.agent.dispatcher, &calls);
+        let actions: Vec<Action> = calls
+            .into_iter()
+            .zip(results)
+            .map(|(call, result)| {
+                let fed_back = bounded(&result.text(), self.agent.max_result_bytes);
+                Action::Called {
+                    call,
+                    id: None,
+                    result,
+                    fed_back,
+                }
+            })
+            .collect();
+        let fed: Vec<(&str, &str)> = actions
+            .iter()
+            .filter_map(|action| match action {
+                Action::Called { call, fed_back, .. } => Some((call.name(), fed_back.as_str())),
+                Action::Corrected { .. } => None,
+            })
+            .collect();
+        let not_run: Vec<&str> = not_run.iter().map(ToolCall::name).collect();
+        let message = self.agent.prompt.results_message(&fed, &not_run);
+        self.messages.push(Message::user(message));
+        (actions, finish)
+    }
+
+    /// Runs the native calls of a reply: every one of them, in order, when
+    /// all can be read (up to the maximum per reply); none when one cannot,
+    /// and every call is answered.
     fn native_round(&mut self, reply: &Message) -> (Vec<Action>, Option<StopReason>) {
         if reply.tool_calls.is_empty() {
             let stop = StopReason::NoCall {
@@ -280,56 +334,71 @@ impl Run<'_, '_> {
             };
             return (Vec::new(), Some(stop));
         }
+        let max = self.agent.max_calls_per_reply;
+        let (taken, past) = reply.tool_calls.split_at(reply.tool_calls.len().min(max));
+        let read: Vec<(&NativeCall, Result<ToolCall, CallError>)> = taken
+            .iter()
+            .map(|native| (native, native_call(native)))
+            .collect();
         let mut actions = Vec::new();
-        let mut problem = None;
-        for (index, native) in reply.tool_calls.iter().enumerate() {
-            let id = Some(native.id.clone());
-            if index >= self.agent.max_calls_per_reply {
-                let message = format!(
-                    "not run: at most {} calls are run from one reply; send this call again",
-                    self.agent.max_calls_per_reply
-                );
+        if read.iter().any(|(_, read)| read.is_err()) {
+            let mut problem = None;
+            for (native, read) in read {
+                let message = match read {
+                    Ok(_) => "not run: another call of this reply could not be used, so no \
+                              call of the reply ran: send them again"
+                        .to_owned(),
+                    Err(reason) => {
+                        let message = self.agent.prompt.correction_message(
+                            Mode::Native,
+                            &reason,
+                            &self.tools,
+                        );
+                        actions.push(Action::Corrected {
+                            id: Some(native.id.clone()),
+                            reason: reason.to_string(),
+                            message: message.clone(),
+                        });
+                        problem.get_or_insert(reason);
+                        message
+                    }
+                };
                 self.messages.push(Message::tool(&native.id, message));
-                continue;
             }
-            match native_call(native) {
-                Ok(call) => {
-                    let (result, fed_back) = self.dispatch(&call);
-                    self.messages
-                        .push(Message::tool(&native.id, fed_back.clone()));
-                    actions.push(Action::Called {
-                        call,
-                        id,
-                        result,
-                        fed_back,
-                    });
-                }
-                Err(reason) => {
-                    let message =
-                        self.agent
-                            .prompt
-                            .correction_message(Mode::Native, &reason, &self.tools);
-                    self.messages
-                        .push(Message::tool(&native.id, message.clone()));
-                    actions.push(Action::Corrected {
-                        id,
-                        reason: reason.to_string(),
-                        message,
-                    });
-                    problem.get_or_insert(reason);
-                }
-            }
+            self.answer_past_the_maximum(past);
+            let stop = problem.and_then(|problem| self.count_correction(&problem).err());
+            return (actions, stop);
         }
-        let any_called = actions.iter().any(|a| matches!(a, Action::Called { .. }));
-        match problem {
-            Some(reason) if !any_called => match self.count_correction(&reason) {
-                Err(stop) => (actions, Some(stop)),
-                Ok(()) => (actions, None),
-            },
-            _ => {
-                self.corrections = 0;
-                (actions, None)
-            }
+        self.corrections = 0;
+        let (natives, calls): (Vec<&NativeCall>, Vec<ToolCall>) = read
+            .into_iter()
+            .filter_map(|(native, read)| Some((native, read.ok()?)))
+            .unzip();
+        let results = batch::run_in_order(self.agent.dispatcher, &calls);
+        for ((native, call), result) in natives.into_iter().zip(calls).zip(results) {
+            let fed_back = bounded(&result.text(), self.agent.max_result_bytes);
+            self.messages
+                .push(Message::tool(&native.id, fed_back.clone()));
+            actions.push(Action::Called {
+                call,
+                id: Some(native.id.clone()),
+                result,
+                fed_back,
+            });
+        }
+        self.answer_past_the_maximum(past);
+        (actions, None)
+    }
+
+    /// Answers the native calls past the maximum per reply without running
+    /// them.
+    fn answer_past_the_maximum(&mut self, past: &[NativeCall]) {
+        for native in past {
+            let message = format!(
+                "not run: at most {} calls are run from one reply; send this call again",
+                self.agent.max_calls_per_reply
+            );
+            self.messages.push(Message::tool(&native.id, message));
         }
     }
 
@@ -350,14 +419,6 @@ impl Run<'_, '_> {
         }
         self.corrections += 1;
         Ok(())
-    }
-
-    /// Dispatches through every layer; the result and the text fed back.
-    fn dispatch(&self, call: &ToolCall) -> (jig_lineage::ToolResult, String) {
-        let arguments = Value::Object(call.arguments().clone());
-        let result = self.agent.dispatcher.dispatch(call.name(), &arguments);
-        let fed_back = bounded(&result.text(), self.agent.max_result_bytes);
-        (result, fed_back)
     }
 }
 
@@ -519,6 +580,61 @@ mod tests {
             .filter(|a| matches!(a, Action::Called { .. }))
             .count();
         assert_eq!(called, 2);
+    }
+
+    /// Echoes its calls; `count` takes an integer.
+    struct Typed;
+
+    impl Dispatcher for Typed {
+        fn tools(&self) -> Vec<ToolInfo> {
+            let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+            vec![ToolInfo::new("count", "Count", schema)]
+        }
+
+        fn dispatch(&self, name: &str, arguments: &Value) -> ToolResult {
+            let text = format!("{name} {arguments}");
+            ToolResult::Refused(Refusal::new(ErrorCode::UnknownTool, "test", text))
+        }
+    }
+
+    fn dispatched(transcript: &crate::Transcript) -> Vec<String> {
+        let actions = transcript.rounds.iter().flat_map(|r| &r.actions);
+        actions
+            .filter_map(|a| match a {
+                Action::Called { result, .. } => Some(result.refusal()?.message.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn prompt_mode_types_text_values_by_the_tools_schema() {
+        let mut model = Script::new(vec![
+            Message::assistant("<function=count><parameter=n>42</parameter></function>"),
+            Message::assistant("[count(n=\"7\")]"),
+        ]);
+        let transcript = AgentLoop::new(&Typed).run(&mut model, "t", |_| {}).unwrap();
+        assert_eq!(
+            dispatched(&transcript),
+            [r#"count {"n":42}"#, r#"count {"n":7}"#]
+        );
+    }
+
+    #[test]
+    fn prompt_mode_runs_at_most_the_maximum_of_calls_and_says_so() {
+        let mut model = Script::new(vec![Message::assistant(
+            "[count(n=1), count(n=2), count(n=3)]",
+        )]);
+        let transcript = AgentLoop::new(&Typed)
+            .with_max_calls_per_reply(2)
+            .run(&mut model, "t", |_| {})
+            .unwrap();
+        assert_eq!(
+            dispatched(&transcript),
+            [r#"count {"n":1}"#, r#"count {"n":2}"#]
+        );
+        let fed = &transcript.messages[3].content;
+        assert!(fed.contains("Not run: count (at most 2 calls"), "{fed}");
     }
 
     #[test]

@@ -6,7 +6,9 @@ use std::fmt::Write;
 
 use serde_json::{Map, Value};
 
-use crate::{CallError, ToolInfo};
+use jig_toolcall::CallError;
+
+use crate::ToolInfo;
 
 /// The default name of the call that ends the task in prompt mode.
 pub const FINISH_TOOL: &str = "done";
@@ -15,9 +17,12 @@ pub const FINISH_TOOL: &str = "done";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Mode {
-    /// The JSON-in-text protocol, for models without native tool calling:
-    /// the system prompt lists the tools and asks for one JSON object per
-    /// reply, which [`extract_call`](crate::extract_call) finds and repairs.
+    /// Tool calls in the reply's text, for models without native tool
+    /// calling (or endpoints that do not parse them): the system prompt
+    /// lists the tools and asks for JSON calls, and
+    /// [`read_calls_with`](jig_toolcall::read_calls_with) reads every call of
+    /// the reply in any of the shapes open models write (JSON, the name
+    /// outside JSON arguments, XML parameters, pythonic calls, Gemma's).
     #[default]
     Prompt,
     /// The endpoint's own tool calling: the tools go in the request's
@@ -28,8 +33,9 @@ pub enum Mode {
 
 /// Writes the model-facing texts of the loop.
 ///
-/// The protocol it states, in prompt mode: each reply is exactly one JSON
-/// object `{"name": "<tool>", "arguments": {...}}`; the task ends with
+/// The protocol it states, in prompt mode: a call is a JSON object
+/// `{"name": "<tool>", "arguments": {...}}`, several calls a JSON array of
+/// them, run in order; the task ends with
 /// `{"name": "done", "arguments": {"answer": "..."}}` (the finish call,
 /// whose name [`finish_tool`](Self::finish_tool) changes), or with a reply
 /// that holds no JSON object at all. In native mode the tools travel in the
@@ -86,7 +92,7 @@ impl PromptBuilder {
         match (&self.intro, mode) {
             (Some(intro), _) => intro,
             (None, Mode::Prompt) => {
-                "You complete the task you are given by calling tools, one call per reply. \
+                "You complete the task you are given by calling tools. \
                  You cannot run anything yourself: each tool runs in the workspace and its \
                  result comes back to you in the next message."
             }
@@ -122,7 +128,9 @@ impl PromptBuilder {
              To call a tool, reply with one JSON object and nothing else:\n\
              {{\"name\": \"<tool name>\", \"arguments\": {{\"<argument>\": <value>, ...}}}}\n\
              For example:\n{example}\n\n\
-             - One call per reply: wait for its result before the next call.\n\
+             - To make several calls at once, reply with a JSON array of such objects: \
+             they run in the order written and their results come back in that order. \
+             When a call needs the result of another, wait for that result.\n\
              - Use only the tools and arguments listed above; leave out an optional \
              argument to use its default.\n\
              - A call that is refused comes back as an error that says what to do instead.\n\
@@ -151,12 +159,32 @@ impl PromptBuilder {
 
     /// The user message that carries a tool's result back in prompt mode.
     pub fn result_message(&self, tool: &str, result: &str) -> String {
-        let newline = if result.ends_with('\n') { "" } else { "\n" };
-        format!(
-            "Result of {tool}:\n{result}{newline}\n\
-             Reply with the next call as one JSON object, or with {} when the task is finished.",
+        self.results_message(&[(tool, result)], &[])
+    }
+
+    /// The user message that carries the results of every call of a reply
+    /// back in prompt mode, in the order of the calls, followed by the calls
+    /// that were not run (`not_run`: their names, past the maximum of calls
+    /// per reply).
+    pub fn results_message(&self, results: &[(&str, &str)], not_run: &[&str]) -> String {
+        let mut text = String::new();
+        for (tool, result) in results {
+            let newline = if result.ends_with('\n') { "" } else { "\n" };
+            let _ = write!(text, "Result of {tool}:\n{result}{newline}\n");
+        }
+        for tool in not_run {
+            let _ = write!(
+                text,
+                "Not run: {tool} (at most {} calls of one reply are run); send it again.\n\n",
+                results.len()
+            );
+        }
+        let _ = write!(
+            text,
+            "Reply with the next call as one JSON object, or with {} when the task is finished.",
             self.finish_call()
-        )
+        );
+        text
     }
 
     /// The message sent after a reply whose call cannot be used: in prompt

@@ -4,9 +4,9 @@
 use std::fmt::Write;
 use std::path::Path;
 
+use jig_agent::{Action, Message, Role, Transcript};
 use jig_policy::PolicyConfig;
 use jig_presets::{FullPreset, Registry};
-use jig_toolcall::{Action, Message, Role, Transcript};
 
 /// A workspace with a few files; `find` is denied by the runtime policy.
 pub(crate) struct Workspace {

@@ -2,7 +2,7 @@
 //! server, the real HTTP client, a real registry. Each run's transcript is
 //! snapshotted; the requests the server received are checked.
 
-use jig_toolcall::{
+use jig_agent::{
     Action, AgentLoop, ChatError, Event, Mode, OpenAiClient, OpenAiConfig, StopReason, Transcript,
 };
 use serde_json::{Value, json};
@@ -295,4 +295,200 @@ fn endpoint_failures_end_the_run() {
         StopReason::ModelFailed(ChatError::Transport { .. })
     ));
     assert!(transcript.rounds.is_empty());
+}
+
+/// The calls that ran in a transcript, as `name arguments` lines, in order.
+fn called(transcript: &Transcript) -> Vec<String> {
+    transcript
+        .rounds
+        .iter()
+        .flat_map(|r| &r.actions)
+        .filter_map(|a| match a {
+            Action::Called { call, .. } => Some(format!(
+                "{} {}",
+                call.name(),
+                Value::Object(call.arguments().clone())
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Prompt mode reads every shape and runs every call of a reply, in order:
+/// a pythonic list of two read-only calls (they may overlap), an XML call,
+/// then calls followed by the finish call (the calls run, then the run
+/// ends). The results of a reply go back in one message, in the order of
+/// the calls.
+#[test]
+fn every_call_of_a_reply_runs_in_order_whatever_the_shape() {
+    let workspace = Workspace::new();
+    let script = vec![
+        Reply::text(
+            "[grep(pattern=\"TODO\", path=\"src\"), grep(pattern=\"first\", path=\"notes.txt\")]",
+        ),
+        Reply::text(
+            "<think>The second line.</think>\n<tool_call>\n<function=sed_print>\n\
+             <parameter=path>\nnotes.txt\n</parameter>\n<parameter=range>\n2\n</parameter>\n\
+             </function>\n</tool_call>",
+        ),
+        Reply::text(
+            "[{\"name\": \"grep\", \"arguments\": {\"pattern\": \"last\", \"path\": \"notes.txt\"}}, \
+             {\"name\": \"done\", \"arguments\": {\"answer\": \"line 2\"}}]",
+        ),
+    ];
+    let (transcript, events, requests) = run(AgentLoop::new(&workspace.registry), script, |c| c);
+    assert_eq!(
+        transcript.stop,
+        StopReason::Finished {
+            answer: "line 2".to_owned()
+        }
+    );
+    assert_eq!(
+        called(&transcript),
+        [
+            r#"grep {"pattern":"TODO","path":"src"}"#,
+            r#"grep {"pattern":"first","path":"notes.txt"}"#,
+            r#"sed_print {"path":"notes.txt","range":"2"}"#,
+            r#"grep {"pattern":"last","path":"notes.txt"}"#,
+        ]
+    );
+    assert_eq!(
+        events,
+        [
+            "reply 1",
+            "call 1 grep",
+            "call 1 grep",
+            "reply 2",
+            "call 2 sed_print",
+            "reply 3",
+            "call 3 grep",
+            "stop"
+        ]
+    );
+    // both results of the first reply in one message, in the order of the calls
+    let fed = requests[1].body["messages"][3]["content"].as_str().unwrap();
+    let todo = fed.find("src/main.rs:2:").unwrap();
+    let first = fed.find("1:first line").unwrap();
+    assert!(todo < first, "{fed}");
+    assert_eq!(fed.matches("Result of grep:").count(), 2, "{fed}");
+    insta::assert_snapshot!(workspace.render(&transcript));
+}
+
+/// A reply in which one call cannot be read runs nothing and asks again;
+/// so does a call to a tool that does not exist (the correction lists the
+/// tools). A call cut off at the end of the reply is not completed.
+#[test]
+fn a_reply_with_one_unreadable_call_runs_nothing() {
+    let workspace = Workspace::new();
+    let script = vec![
+        Reply::text(
+            "[{\"name\": \"grep\", \"arguments\": {\"pattern\": \"TODO\"}}, {\"name\": 42}]",
+        ),
+        Reply::text("[grep(pattern=\"TODO\"), cat(path=\"notes.txt\")]"),
+        Reply::text("{\"name\": \"grep\", \"arguments\": {}}\n{\"name\": \"sed_pr"),
+        Reply::text("[grep(pattern=\"TODO\", path=\"notes.txt\")]"),
+        Reply::text("Line 2 of notes.txt."),
+    ];
+    let agent = AgentLoop::new(&workspace.registry).with_max_corrections(3);
+    let (transcript, events, _) = run(agent, script, |c| c);
+    assert_eq!(
+        called(&transcript),
+        [r#"grep {"pattern":"TODO","path":"notes.txt"}"#]
+    );
+    assert_eq!(
+        events,
+        [
+            "reply 1",
+            "correction 1",
+            "reply 2",
+            "correction 2",
+            "reply 3",
+            "correction 3",
+            "reply 4",
+            "call 4 grep",
+            "reply 5",
+            "stop"
+        ]
+    );
+    insta::assert_snapshot!(workspace.render(&transcript));
+}
+
+/// Native mode: several `tool_calls` run in order and are answered in
+/// order; a reply in which one of them cannot be read runs none, and every
+/// call of it is answered.
+#[test]
+fn native_mode_runs_all_the_calls_or_none() {
+    let workspace = Workspace::new();
+    let script = vec![
+        Reply::tool_calls(&[
+            (
+                "a",
+                "grep",
+                "{\"pattern\": \"TODO\", \"path\": \"notes.txt\"}",
+            ),
+            ("b", "grep", "[1, 2]"),
+            (
+                "c",
+                "sed_print",
+                "{\"path\": \"notes.txt\", \"range\": \"1\"}",
+            ),
+        ]),
+        Reply::tool_calls(&[
+            (
+                "d",
+                "grep",
+                "{\"pattern\": \"TODO\", \"path\": \"notes.txt\"}",
+            ),
+            (
+                "e",
+                "sed_print",
+                "{\"path\": \"notes.txt\", \"range\": \"1\"}",
+            ),
+            (
+                "f",
+                "grep",
+                "{\"pattern\": \"last\", \"path\": \"notes.txt\"}",
+            ),
+        ]),
+        Reply::text("Done."),
+    ];
+    let agent = AgentLoop::new(&workspace.registry).with_mode(Mode::Native);
+    let (_, events, requests) = run(agent, script, |c| c);
+    assert_eq!(
+        events,
+        [
+            "reply 1",
+            "correction 1",
+            "reply 2",
+            "call 2 grep",
+            "call 2 sed_print",
+            "call 2 grep",
+            "reply 3",
+            "stop"
+        ]
+    );
+    let answered: Vec<(&str, &str)> = requests[2].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["tool_call_id"].as_str().unwrap(),
+                m["content"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let ids: Vec<&str> = answered.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, ["a", "b", "c", "d", "e", "f"]);
+    assert!(
+        answered[0].1.starts_with("not run: another call"),
+        "{answered:?}"
+    );
+    assert!(
+        answered[2].1.starts_with("not run: another call"),
+        "{answered:?}"
+    );
+    assert!(answered[4].1.contains("first line"), "{answered:?}");
+    assert!(answered[5].1.contains("3:last line"), "{answered:?}");
 }

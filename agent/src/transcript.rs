@@ -3,7 +3,9 @@
 
 use jig_lineage::ToolResult;
 
-use crate::{ChatError, Message, ToolCall};
+use jig_toolcall::ToolCall;
+
+use crate::{ChatError, Message};
 
 /// Why the loop stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,8 +17,8 @@ pub enum StopReason {
         /// none).
         answer: String,
     },
-    /// The model replied without a call: in prompt mode a reply without a
-    /// JSON object, in native mode a reply without `tool_calls` (the usual
+    /// The model replied without a call: in prompt mode a reply in which
+    /// no call is read, in native mode a reply without `tool_calls` (the usual
     /// way a native model ends).
     NoCall {
         /// The reply.
@@ -92,8 +94,9 @@ pub struct Round {
     pub number: usize,
     /// The model's reply.
     pub reply: Message,
-    /// What was done with each call of the reply: none when the reply ends
-    /// the run, one in prompt mode, one per native call in native mode.
+    /// What was done with each call of the reply, in order: none when the
+    /// reply ends the run at once; one action per call that ran, or the
+    /// corrections when a call could not be read.
     pub actions: Vec<Action>,
 }
 

@@ -1,12 +1,12 @@
 //! The texts the model reads: the system prompt of each mode, built from a
 //! real registry's tools, and the result and correction messages.
 
+use jig_agent::{
+    AgentLoop, ChatError, ChatModel, Dispatcher, LoopError, Message, Mode, PromptBuilder, ToolInfo,
+};
 use jig_lineage::{ErrorCode, Refusal, ToolResult};
 use jig_presets::FullPreset;
-use jig_toolcall::{
-    AgentLoop, CallOutcome, ChatError, ChatModel, Dispatcher, LoopError, Message, Mode,
-    PromptBuilder, ToolInfo, extract_call,
-};
+use jig_toolcall::{CallOutcome, extract_call};
 use serde_json::{Value, json};
 
 /// A registry with the built-in tools and a descriptor tool with an enum, a

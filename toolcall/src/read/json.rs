@@ -1,0 +1,160 @@
+//! JSON calls, in markers (`<tool_call>`, `<|python_tag|>`, `[TOOL_CALLS]`,
+//! `functools[...]`, code fences...) or in chatter, one or a list; and the
+//! JSON arguments of the other shapes.
+
+use serde_json::{Map, Value};
+
+use super::make_call;
+use super::scan::{Scan, is_tool_name};
+use crate::call::{CallError, ToolCall};
+use crate::repair::Values;
+
+/// Bracketed markers that would read as JSON arrays: blanked before the
+/// values are read.
+const BRACKET_MARKERS: [&str; 4] = ["[TOOL_CALLS]", "[/TOOL_CALLS]", "[ARGS]", "[CALL_ID]"];
+
+/// The markers inside which a `{"name": {arguments}}` object (one key) is a
+/// call (Apertus).
+const NAME_KEYED: &str = "<|tools_prefix|>";
+
+pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
+    let mut blanked = text.to_owned();
+    for marker in BRACKET_MARKERS {
+        if scan.find(&blanked, 0, marker).is_some() {
+            blanked = blanked.replace(marker, &" ".repeat(marker.len()));
+        }
+    }
+    let text = blanked.as_str();
+    let name_keyed = scan.find(text, 0, NAME_KEYED).is_some();
+    let mut found: Vec<(usize, ToolCall)> = bare_names(text, scan);
+    let mut soft_problem = None;
+    let mut values = Values::new(text, 0);
+    let counted = scan.steps;
+    while let Some((read, range)) = values.next_value() {
+        // a value right after `(` or `=` is argument data in code, never a call
+        let before = text[..range.start].trim_end().chars().next_back();
+        if matches!(before, Some('(' | '=')) {
+            continue;
+        }
+        let value = match read {
+            Ok(value) => value,
+            Err(problem) => {
+                soft_problem.get_or_insert(CallError::Repair(problem));
+                continue;
+            }
+        };
+        let reaches_end = text[range.end..].trim().is_empty();
+        let raw = &text[range.clone()];
+        for item in items(value) {
+            match call_of(item, name_keyed) {
+                Ok(call) => {
+                    if reaches_end && name_cut_off(raw, call.name()) {
+                        return Err(CallError::IncompleteName {
+                            partial: call.name().to_owned(),
+                        });
+                    }
+                    found.push((range.start, call));
+                }
+                Err(problem @ (CallError::MissingName { .. } | CallError::NotAnObject { .. })) => {
+                    soft_problem.get_or_insert(problem);
+                }
+                Err(problem) => return Err(problem),
+            }
+        }
+    }
+    scan.steps = counted + values.steps();
+    if found.is_empty() {
+        return match soft_problem {
+            Some(problem) => Err(problem),
+            None => Ok(Vec::new()),
+        };
+    }
+    found.sort_by_key(|(at, _)| *at);
+    Ok(found.into_iter().map(|(_, call)| call).collect())
+}
+
+/// A list of calls is every element; anything else is one item.
+fn items(value: Value) -> Vec<Value> {
+    match value {
+        Value::Array(items) if items.iter().all(Value::is_object) && !items.is_empty() => items,
+        other => vec![other],
+    }
+}
+
+fn call_of(value: Value, name_keyed: bool) -> Result<ToolCall, CallError> {
+    match ToolCall::from_json(value) {
+        Err(CallError::MissingName {
+            found: Value::Object(map),
+        }) if name_keyed && map.len() == 1 => {
+            let Some((name, Value::Object(arguments))) = map.clone().into_iter().next() else {
+                return Err(CallError::MissingName {
+                    found: Value::Object(map),
+                });
+            };
+            make_call("json-call-in-markers", &name, arguments)
+        }
+        other => other,
+    }
+}
+
+/// Whether the name's closing quote is missing from the raw text: the text
+/// ended inside the name, which must not be completed.
+fn name_cut_off(raw: &str, name: &str) -> bool {
+    let Some(at) = raw.rfind(name) else {
+        return false;
+    };
+    let after = raw[at + name.len()..].trim_start_matches(char::is_whitespace);
+    after.is_empty()
+}
+
+/// `<tool_call>name</tool_call>`: a call with no arguments (GLM).
+fn bare_names(text: &str, scan: &mut Scan) -> Vec<(usize, ToolCall)> {
+    const OPEN: &str = "<tool_call>";
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, OPEN) {
+        let start = at + OPEN.len();
+        let Some(end) = scan.find(text, start, "</tool_call>") else {
+            break;
+        };
+        let name = text[start..end].trim();
+        if let Some(call) = ToolCall::new(name, Map::new()).filter(|_| is_tool_name(name)) {
+            found.push((at, call));
+        }
+        from = end;
+    }
+    found
+}
+
+/// The JSON arguments of a call whose name is outside them: empty text is
+/// no arguments; anything else must hold an object (repaired, fences and
+/// all).
+pub(super) fn arguments(
+    name: &str,
+    text: &str,
+    scan: &mut Scan,
+) -> Result<Map<String, Value>, CallError> {
+    let trimmed = text.trim().trim_matches('`').trim();
+    if trimmed.is_empty() || trimmed == "json" {
+        return Ok(Map::new());
+    }
+    if let Ok(Value::Object(map)) = serde_json::from_str(trimmed) {
+        scan.count(trimmed.len());
+        return Ok(map);
+    }
+    let mut values = Values::new(text, 0);
+    let read = values.next_value();
+    scan.count(values.steps());
+    match read {
+        Some((Ok(Value::Object(map)), _)) => Ok(map),
+        Some((Ok(found), _)) => Err(CallError::BadArguments {
+            name: name.to_owned(),
+            found,
+        }),
+        Some((Err(problem), _)) => Err(CallError::Repair(problem)),
+        None => Err(CallError::BadArguments {
+            name: name.to_owned(),
+            found: Value::String(text.trim().chars().take(80).collect()),
+        }),
+    }
+}

@@ -1,0 +1,279 @@
+//! Every tool call in a reply, whatever the model's format: the shape is
+//! chosen from the markers in the text, never from a model's name.
+
+mod gemma;
+mod json;
+mod literal;
+mod named;
+mod pythonic;
+mod reasoning;
+mod scan;
+mod typing;
+mod xml;
+
+use serde_json::{Map, Value};
+
+use crate::call::{CallError, ToolCall};
+use scan::Scan;
+
+/// A tool the reader may be told about: its name and the JSON Schema of
+/// its arguments.
+///
+/// With a tool list, text values of formats that carry no types (XML
+/// parameters) are typed by the schema (`"42"` becomes `42` for a number
+/// slot), pythonic calls are recognised in prose when they name a listed
+/// tool, and a call to a tool that is not listed is an error naming the
+/// tools there are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSpec {
+    name: String,
+    schema: Value,
+}
+
+impl ToolSpec {
+    /// A tool and the schema of its arguments (an object schema).
+    pub fn new(name: impl Into<String>, schema: Value) -> ToolSpec {
+        ToolSpec {
+            name: name.into(),
+            schema,
+        }
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The schema of its arguments.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+}
+
+/// What a model's reply holds, read whole.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Reading {
+    /// Every call of the reply, in the order written (at least one).
+    Calls(Vec<ToolCall>),
+    /// No call: the model is talking, or done.
+    NoCall,
+    /// The reply holds a call that cannot be read: run nothing, ask again
+    /// with `reason` (written for the model) as guidance.
+    Unreadable {
+        /// What is wrong, and what to send instead.
+        reason: CallError,
+    },
+}
+
+/// The shapes of tool call the reader knows, for reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    Named,
+    Xml,
+    Pythonic,
+    Gemma,
+}
+
+/// Reads every tool call of a reply, with no tool list (see
+/// [`read_calls_with`]).
+pub fn read_calls(text: &str) -> Reading {
+    read_calls_with(text, &[])
+}
+
+/// Reads every tool call of a reply, in order, typing values and checking
+/// names against `tools` when the list is not empty.
+pub fn read_calls_with(text: &str, tools: &[ToolSpec]) -> Reading {
+    let mut scan = Scan::new();
+    read_counting(text, tools, &mut scan)
+}
+
+/// The reading, with its work counted in `scan` (tests check that the work
+/// is linear in the size of the text).
+pub(crate) fn read_counting(text: &str, tools: &[ToolSpec], scan: &mut Scan) -> Reading {
+    let body = reasoning::strip(text, scan);
+    let found = match shape_of(&body, scan) {
+        Some((Shape::Named, _)) => named::read(&body, scan),
+        Some((Shape::Xml, _)) => xml::read(&body, scan),
+        Some((Shape::Gemma, _)) => gemma::read(&body, scan),
+        Some((Shape::Pythonic, at)) => pythonic::read_marked(&body, at, scan),
+        None => match pythonic::read_unmarked(&body, tools, scan) {
+            Ok(calls) if !calls.is_empty() => Ok(calls),
+            _ => json::read(&body, scan),
+        },
+    };
+    let calls = match found {
+        Ok(calls) => calls,
+        Err(reason) => return Reading::Unreadable { reason },
+    };
+    if calls.is_empty() {
+        return Reading::NoCall;
+    }
+    if tools.is_empty() {
+        return Reading::Calls(calls);
+    }
+    let mut typed = Vec::with_capacity(calls.len());
+    for call in calls {
+        let (name, arguments) = call.into_parts();
+        let Some(tool) = tools.iter().find(|tool| tool.name == name) else {
+            return Reading::Unreadable {
+                reason: CallError::UnknownTool {
+                    name,
+                    known: tools.iter().map(|tool| tool.name.clone()).collect(),
+                },
+            };
+        };
+        let arguments = typing::type_arguments(arguments, &tool.schema);
+        match ToolCall::new(name, arguments) {
+            Some(call) => typed.push(call),
+            None => return Reading::NoCall,
+        }
+    }
+    Reading::Calls(typed)
+}
+
+/// The shape announced by the first decisive marker in the text, and where
+/// it is; `None` when no marker decides (JSON in chatter, or bare pythonic
+/// calls).
+fn shape_of(text: &str, scan: &mut Scan) -> Option<(Shape, usize)> {
+    const MARKERS: &[(&str, Shape)] = &[
+        // name outside the JSON
+        ("tool\u{2581}call\u{2581}begin", Shape::Named),
+        ("<|tool_call_argument_begin|>", Shape::Named),
+        ("to=functions.", Shape::Named),
+        ("[ARGS]", Shape::Named),
+        // XML parameters
+        ("<function=", Shape::Xml),
+        ("invoke name=", Shape::Xml),
+        ("<arg_key>", Shape::Xml),
+        ("<function name=", Shape::Xml),
+        // Gemma
+        ("<start_function_call>call:", Shape::Gemma),
+        ("<|tool_call>call:", Shape::Gemma),
+        // pythonic calls in markers
+        ("<|tool_call_start|>", Shape::Pythonic),
+        ("<function_calls>", Shape::Pythonic),
+        ("<|python_start|>", Shape::Pythonic),
+    ];
+    let mut best: Option<(Shape, usize)> = None;
+    for (marker, shape) in MARKERS {
+        if let Some(at) = scan.find(text, 0, marker)
+            && best.is_none_or(|(_, b)| at < b)
+        {
+            best = Some((*shape, at));
+        }
+    }
+    // Mistral v11: `[TOOL_CALLS]name{...}` (a list after it is JSON)
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, "[TOOL_CALLS]") {
+        let after = at + "[TOOL_CALLS]".len();
+        if text[after..].starts_with(scan::is_name_start) && best.is_none_or(|(_, b)| at < b) {
+            best = Some((Shape::Named, at));
+            break;
+        }
+        from = after;
+    }
+    best
+}
+
+/// A call from a name and arguments read by a shape reader; a name that is
+/// not a plain tool name is an error of that shape.
+pub(crate) fn make_call(
+    shape: &'static str,
+    name: &str,
+    arguments: Map<String, Value>,
+) -> Result<ToolCall, CallError> {
+    if !scan::is_tool_name(name) {
+        return Err(CallError::Malformed {
+            shape,
+            detail: format!("`{}` is not a tool name", scan::shorten(name)),
+        });
+    }
+    ToolCall::new(name, arguments).ok_or_else(|| CallError::Malformed {
+        shape,
+        detail: "the tool name is empty".to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::{Reading, Scan, ToolSpec, read_counting};
+
+    /// Most steps a reading may take per byte of input.
+    const STEPS_PER_BYTE: usize = 200;
+
+    fn steps(text: &str) -> usize {
+        let tools = [ToolSpec::new("ls", serde_json::json!({"type": "object"}))];
+        let mut scan = Scan::new();
+        let _ = read_counting(text, &tools, &mut scan);
+        scan.steps
+    }
+
+    #[test]
+    fn pathological_inputs_take_linear_steps() {
+        const N: usize = 2_000;
+        let cases = [
+            "<think>[TOOL_CALLS]".repeat(N),
+            "[a(b=[a(b=".repeat(N),
+            "<tool_call>".repeat(N),
+            "<function=x>".repeat(N),
+            "<function=x><parameter=a>".repeat(N),
+            "invoke name=\"a\">".repeat(N),
+            "<|tool_call>call:a{".repeat(N),
+            "<|tool_call_begin|>".repeat(N),
+            "to=functions.a".repeat(N),
+            "[TOOL_CALLS]a".repeat(N),
+            "<tool_call>a<arg_key>".repeat(N),
+            "ls(".repeat(N),
+            "[ls(a=1)".repeat(N),
+            "{\"name\": \"ls\"".repeat(N),
+            "<|tool_call_start|>".repeat(N),
+            "<function name=\"a\"><param name=\"b\">".repeat(N),
+            "</think><think>".repeat(N),
+            // CDATA that is never closed, in each XML dialect
+            "<function=x><parameter=a><![CDATA[".repeat(N),
+            format!("<function=x>{}", "<parameter=a><![CDATA[".repeat(N)),
+            format!(
+                "<invoke name=\"x\">{}",
+                "<parameter name=\"a\"><![CDATA[".repeat(N)
+            ),
+            format!(
+                "<tool_call>x{}",
+                "<arg_key>a</arg_key><arg_value><![CDATA[".repeat(N)
+            ),
+            format!(
+                "<function name=\"x\">{}",
+                "<param name=\"a\"><![CDATA[".repeat(N)
+            ),
+        ];
+        let slow: Vec<String> = cases
+            .iter()
+            .filter_map(|text| {
+                let taken = steps(text);
+                (taken > STEPS_PER_BYTE * text.len()).then(|| {
+                    format!(
+                        "{taken} steps for {} bytes of {:?}",
+                        text.len(),
+                        &text[..40]
+                    )
+                })
+            })
+            .collect();
+        assert!(slow.is_empty(), "{}", slow.join("\n"));
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|<function=|<parameter=|\\[TOOL_CALLS\\])*") {
+            let tools = [ToolSpec::new("ls", serde_json::json!({"type": "object"}))];
+            let mut scan = Scan::new();
+            match read_counting(&text, &tools, &mut scan) {
+                Reading::Calls(calls) => prop_assert!(!calls.is_empty()),
+                Reading::NoCall | Reading::Unreadable { .. } => {}
+            }
+            prop_assert!(scan.steps <= STEPS_PER_BYTE * (text.len() + 1));
+        }
+    }
+}

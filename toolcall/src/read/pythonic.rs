@@ -1,0 +1,176 @@
+//! Pythonic calls: `[get_weather(city="SF"), get_time()]` (Llama 3.2 and 4,
+//! LFM2, OLMo), in markers or bare.
+//!
+//! Code in prose looks the same (`print(len(x))`), so bare calls are read
+//! only when the whole reply (after reasoning) is calls, when they form a
+//! bracketed list of keyword calls (`[name(key=value, ...)]`, the
+//! documented shape), or when the name is one of the given tools.
+
+use serde_json::{Map, Value};
+
+use super::ToolSpec;
+use super::literal::Literals;
+use super::scan::{Scan, is_name_start};
+use crate::call::{CallError, ToolCall};
+
+const SHAPE: &str = "pythonic-call";
+
+/// Markers around pythonic calls, as (opening, closing).
+const MARKERS: &[(&str, &str)] = &[
+    ("<|tool_call_start|>", "<|tool_call_end|>"),
+    ("<function_calls>", "</function_calls>"),
+    ("<|python_start|>", "<|python_end|>"),
+];
+
+/// The calls inside every marked region, from `at` on.
+pub(super) fn read_marked(
+    text: &str,
+    at: usize,
+    scan: &mut Scan,
+) -> Result<Vec<ToolCall>, CallError> {
+    let mut calls = Vec::new();
+    let mut from = at;
+    loop {
+        let next = MARKERS
+            .iter()
+            .filter_map(|(open, close)| scan.find(text, from, open).map(|at| (at, *open, *close)))
+            .min_by_key(|(at, _, _)| *at);
+        let Some((start, open, close)) = next else {
+            break;
+        };
+        let body_start = start + open.len();
+        let end = scan.find(text, body_start, close).unwrap_or(text.len());
+        let body = &text[body_start..end];
+        if !body.trim().is_empty() {
+            match call_list(body, 0, scan) {
+                Some((list, stop)) if body[stop..].trim().is_empty() => calls.extend(list),
+                _ => {
+                    return Err(CallError::Malformed {
+                        shape: SHAPE,
+                        detail: "write calls as name(key=value, ...)".to_owned(),
+                    });
+                }
+            }
+        }
+        from = (end + close.len()).min(text.len());
+        if end >= text.len() {
+            break;
+        }
+    }
+    Ok(calls)
+}
+
+/// Bare pythonic calls (see the module's documentation).
+pub(super) fn read_unmarked(
+    text: &str,
+    tools: &[ToolSpec],
+    scan: &mut Scan,
+) -> Result<Vec<ToolCall>, CallError> {
+    let mut trimmed = text.trim();
+    for (_, close) in MARKERS {
+        trimmed = trimmed.strip_suffix(close).unwrap_or(trimmed).trim_end();
+    }
+    let offset = trimmed.as_ptr() as usize - text.as_ptr() as usize;
+    if let Some((calls, stop)) = call_list(text, offset, scan)
+        && stop >= offset + trimmed.len()
+    {
+        return Ok(calls);
+    }
+    // bracketed lists of keyword calls, anywhere
+    let mut calls = Vec::new();
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, "[") {
+        match call_list(text, at, scan) {
+            Some((list, stop)) if !list.is_empty() => {
+                calls.extend(list);
+                from = stop;
+            }
+            _ => from = at + 1,
+        }
+    }
+    if !calls.is_empty() || tools.is_empty() {
+        return Ok(calls);
+    }
+    // calls of the given tools, in prose
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, "(") {
+        let start = text[..at].trim_end_matches(super::scan::is_name_char).len();
+        let name = &text[start..at];
+        let boundary = text[..start]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '.');
+        if boundary
+            && tools.iter().any(|tool| tool.name() == name)
+            && let Some((call, stop)) = one_call(text, start, scan)
+        {
+            {
+                calls.push(call);
+                from = stop.max(at + 1);
+                continue;
+            }
+        }
+        from = at + 1;
+    }
+    Ok(calls)
+}
+
+/// Calls from `at`: `[call, call]` or `call, call` (commas, semicolons or
+/// line breaks between); the calls and where the list ends.
+fn call_list(text: &str, at: usize, scan: &mut Scan) -> Option<(Vec<ToolCall>, usize)> {
+    let mut lit = Literals::new(text, at);
+    let bracketed = lit.eat('[', scan);
+    let mut calls = Vec::new();
+    loop {
+        lit.skip_space(scan);
+        if bracketed && lit.eat(']', scan) {
+            break;
+        }
+        if !lit.peek().is_some_and(is_name_start) {
+            if bracketed || calls.is_empty() {
+                return None;
+            }
+            break;
+        }
+        let (call, stop) = one_call(text, lit.pos, scan)?;
+        calls.push(call);
+        lit.pos = stop;
+        if !lit.eat(',', scan) {
+            lit.eat(';', scan);
+        }
+    }
+    if calls.is_empty() {
+        return None;
+    }
+    Some((calls, lit.pos))
+}
+
+/// One call, `name(key=value, ...)`, at `at`; positional arguments make it
+/// no call.
+fn one_call(text: &str, at: usize, scan: &mut Scan) -> Option<(ToolCall, usize)> {
+    let mut lit = Literals::new(text, at);
+    let name = lit.name(scan)?;
+    if !lit.eat('(', scan) {
+        return None;
+    }
+    let mut arguments = Map::new();
+    loop {
+        if lit.eat(')', scan) {
+            break;
+        }
+        let key = lit.name(scan)?;
+        if !lit.eat('=', scan) {
+            return None;
+        }
+        let value: Value = lit.value(0, scan)?;
+        arguments.insert(key.to_owned(), value);
+        if !lit.eat(',', scan) {
+            if lit.eat(')', scan) {
+                break;
+            }
+            return None;
+        }
+    }
+    let call = ToolCall::new(name, arguments)?;
+    Some((call, lit.pos))
+}

@@ -1,0 +1,116 @@
+//! Counted searches and the lexical pieces every shape shares.
+
+/// The work of one reading: every byte a search or a reader looks at adds
+/// one step, so that tests can check the work is linear in the text.
+#[derive(Debug, Default)]
+pub(crate) struct Scan {
+    pub(crate) steps: usize,
+}
+
+impl Scan {
+    pub(crate) fn new() -> Scan {
+        Scan::default()
+    }
+
+    /// The first `needle` in `text` at or after `from`, counting the bytes
+    /// passed over.
+    pub(crate) fn find(&mut self, text: &str, from: usize, needle: &str) -> Option<usize> {
+        let rest = text.get(from..)?;
+        match rest.find(needle) {
+            Some(at) => {
+                self.steps += at + needle.len();
+                Some(from + at)
+            }
+            None => {
+                self.steps += rest.len();
+                None
+            }
+        }
+    }
+
+    /// Counts `n` bytes read by a reader.
+    pub(crate) fn count(&mut self, n: usize) {
+        self.steps += n;
+    }
+}
+
+/// Whether `c` may start a tool name.
+pub(crate) fn is_name_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+/// Whether `c` may continue a tool name (dotted and dashed names are
+/// names: `grocery.orderIngredients`, `get-time`).
+pub(crate) fn is_name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+/// Whether `name` is a plain tool name.
+pub(crate) fn is_tool_name(name: &str) -> bool {
+    name.starts_with(is_name_start) && name.chars().all(is_name_char) && name.len() <= 256
+}
+
+/// The end of the name that starts at `at` (`at` itself when there is none).
+pub(crate) fn name_end(text: &str, at: usize) -> usize {
+    let Some(rest) = text.get(at..) else {
+        return at;
+    };
+    if !rest.starts_with(is_name_start) {
+        return at;
+    }
+    at + rest.find(|c: char| !is_name_char(c)).unwrap_or(rest.len())
+}
+
+/// The first characters of a text, for a message.
+pub(crate) fn shorten(text: &str) -> String {
+    const SHOWN: usize = 40;
+    let mut short: String = text.chars().take(SHOWN).collect();
+    if text.chars().nth(SHOWN).is_some() {
+        short.push_str("...");
+    }
+    short
+}
+
+/// The offset of the first non-whitespace byte at or after `at`.
+pub(crate) fn skip_space(text: &str, at: usize) -> usize {
+    let rest = text.get(at..).unwrap_or("");
+    at + (rest.len() - rest.trim_start().len())
+}
+
+/// Searches for one needle from growing offsets, remembering the last
+/// answer: a needle found at `p` is the answer for every offset up to `p`,
+/// and a needle not found is not found from any later offset. This keeps
+/// loops that look ahead for a closing marker linear.
+pub(crate) struct Next {
+    needle: String,
+    known: Option<(usize, Option<usize>)>,
+}
+
+impl Next {
+    pub(crate) fn new(needle: &str) -> Self {
+        Next {
+            needle: needle.to_owned(),
+            known: None,
+        }
+    }
+
+    /// The needle.
+    pub(crate) fn needle(&self) -> &str {
+        &self.needle
+    }
+
+    pub(crate) fn find(&mut self, scan: &mut Scan, text: &str, from: usize) -> Option<usize> {
+        if let Some((asked, answer)) = self.known
+            && asked <= from
+        {
+            match answer {
+                None => return None,
+                Some(at) if at >= from => return Some(at),
+                Some(_) => {}
+            }
+        }
+        let answer = scan.find(text, from, &self.needle);
+        self.known = Some((from, answer));
+        answer
+    }
+}

@@ -1,0 +1,321 @@
+//! XML parameters: Qwen3-Coder, Seed-OSS and Step-3.5
+//! (`<function=name><parameter=key>value</parameter></function>`), MiniMax,
+//! DeepSeek DSML and Step-3 (`<invoke name="name"><parameter name="key">`,
+//! with any namespace prefix), GLM (`<tool_call>name<arg_key>key</arg_key>
+//! <arg_value>value</arg_value></tool_call>`) and MiniCPM (`<function
+//! name="name"><param name="key">`, CDATA allowed).
+//!
+//! Values are text: the format carries no types (a tool list types them by
+//! schema), except DSML's `string="false"`, which marks a JSON value.
+
+use serde_json::{Map, Value};
+
+use super::json::arguments;
+use super::make_call;
+use super::scan::{Next, Scan, skip_space};
+use crate::call::{CallError, ToolCall};
+use crate::repair::repair_value;
+
+const SHAPE: &str = "xml-parameters";
+
+pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
+    let mut found: Vec<(usize, ToolCall)> = Vec::new();
+    qwen(text, scan, &mut found)?;
+    invoke(text, scan, &mut found)?;
+    glm(text, scan, &mut found)?;
+    minicpm(text, scan, &mut found)?;
+    found.sort_by_key(|(at, _)| *at);
+    Ok(found.into_iter().map(|(_, call)| call).collect())
+}
+
+fn malformed(detail: String) -> CallError {
+    CallError::Malformed {
+        shape: SHAPE,
+        detail,
+    }
+}
+
+/// A value as written: one line break after the opening tag and one before
+/// the closing tag are layout, not value; CDATA is unwrapped.
+fn text_value(raw: &str) -> String {
+    let raw = raw
+        .strip_prefix("\r\n")
+        .or_else(|| raw.strip_prefix('\n'))
+        .unwrap_or(raw);
+    let raw = raw
+        .strip_suffix("\r\n")
+        .or_else(|| raw.strip_suffix('\n'))
+        .unwrap_or(raw);
+    let trimmed = raw.trim();
+    if let Some(inner) = trimmed
+        .strip_prefix("<![CDATA[")
+        .and_then(|r| r.strip_suffix("]]>"))
+    {
+        return inner.to_owned();
+    }
+    raw.to_owned()
+}
+
+/// The searches of one reader's parameter values: the closing tag, the
+/// next opening tag, the end of CDATA. Each is memoised ([`Next`]), so that
+/// a text with many values, and many CDATA sections that are never closed,
+/// is still read in linear time.
+struct Values {
+    close: Next,
+    next: Next,
+    cdata_end: Next,
+}
+
+impl Values {
+    fn new(close: &str, next: &str) -> Values {
+        Values {
+            close: Next::new(close),
+            next: Next::new(next),
+            cdata_end: Next::new("]]>"),
+        }
+    }
+}
+
+/// The end of a parameter's value: its closing tag, else the next opening
+/// one or the end of the call.
+fn value_end(
+    text: &str,
+    from: usize,
+    values: &mut Values,
+    limit: usize,
+    scan: &mut Scan,
+) -> (usize, usize) {
+    let Values {
+        close,
+        next,
+        cdata_end,
+    } = values;
+    // CDATA may hold the closing tag itself
+    let at = skip_space(text, from);
+    let search_from = if text[at..].starts_with("<![CDATA[") {
+        cdata_end.find(scan, text, at).map_or(from, |end| end + 3)
+    } else {
+        from
+    };
+    match close
+        .find(scan, text, search_from)
+        .filter(|end| *end <= limit)
+    {
+        Some(end) => (end, end + close.needle().len()),
+        None => {
+            let end = next
+                .find(scan, text, from)
+                .filter(|end| *end <= limit)
+                .unwrap_or(limit);
+            (end, end)
+        }
+    }
+}
+
+/// `<function=name>` calls (also Functionary's `<function=name>{json}`).
+fn qwen(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Result<(), CallError> {
+    const OPEN: &str = "<function=";
+    let mut close_call = Next::new("</function>");
+    let mut next_call = Next::new(OPEN);
+    let mut next_param = Next::new("<parameter=");
+    let mut values = Values::new("</parameter>", "<parameter=");
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, OPEN) {
+        let start = at + OPEN.len();
+        let Some(gt) = scan.find(text, start, ">") else {
+            return Err(CallError::IncompleteName {
+                partial: text[start..].to_owned(),
+            });
+        };
+        let name = text[start..gt].trim();
+        let limit = [
+            close_call.find(scan, text, gt),
+            next_call.find(scan, text, gt),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(text.len());
+        let body = &text[gt + 1..limit];
+        let args = if body.trim_start().starts_with('{') {
+            arguments(name, body, scan)?
+        } else {
+            let mut args = Map::new();
+            let mut pos = gt + 1;
+            while let Some(p) = next_param.find(scan, text, pos).filter(|p| *p < limit) {
+                let key_start = p + "<parameter=".len();
+                let key_end = scan
+                    .find(text, key_start, ">")
+                    .filter(|e| *e < limit)
+                    .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
+                let key = text[key_start..key_end].trim().to_owned();
+                let (end, next) = value_end(text, key_end + 1, &mut values, limit, scan);
+                args.insert(key, Value::String(text_value(&text[key_end + 1..end])));
+                pos = next.max(key_end + 1);
+            }
+            args
+        };
+        found.push((at, make_call(SHAPE, name, args)?));
+        from = limit.max(start);
+    }
+    Ok(())
+}
+
+/// An attribute's value, `name="value"`, in a tag.
+fn attribute<'t>(tag: &'t str, name: &str) -> Option<&'t str> {
+    let at = tag.find(&format!("{name}=\""))? + name.len() + 2;
+    let end = tag[at..].find('"')?;
+    Some(&tag[at..at + end])
+}
+
+/// `<PREFIXinvoke name="...">` calls with `<PREFIXparameter name="...">`.
+fn invoke(
+    text: &str,
+    scan: &mut Scan,
+    found: &mut Vec<(usize, ToolCall)>,
+) -> Result<(), CallError> {
+    const INVOKE: &str = "invoke name=";
+    // the searches of one namespace prefix, kept while the prefix is the same
+    let mut searches: Option<(String, Next, Next, Values)> = None;
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, INVOKE) {
+        let lt = text[..at]
+            .rfind('<')
+            .filter(|lt| at - lt <= 16)
+            .unwrap_or(at);
+        let prefix = text.get(lt + 1..at).unwrap_or("");
+        let Some(gt) = scan.find(text, at, ">") else {
+            return Err(CallError::IncompleteName {
+                partial: text[at + INVOKE.len()..].trim_matches('"').to_owned(),
+            });
+        };
+        let tag = &text[at..gt];
+        let name = attribute(tag, "name").unwrap_or("").to_owned();
+        if searches.as_ref().is_none_or(|(known, ..)| known != prefix) {
+            searches = Some((
+                prefix.to_owned(),
+                Next::new(&format!("</{prefix}invoke>")),
+                Next::new(&format!("<{prefix}parameter ")),
+                Values::new(
+                    &format!("</{prefix}parameter>"),
+                    &format!("<{prefix}parameter "),
+                ),
+            ));
+        }
+        let Some((_, close, open_p, values)) = searches.as_mut() else {
+            return Ok(());
+        };
+        let limit = close.find(scan, text, gt).unwrap_or(text.len());
+        let mut args = Map::new();
+        let mut pos = gt + 1;
+        while let Some(p) = open_p.find(scan, text, pos).filter(|p| *p < limit) {
+            let tag_end = scan
+                .find(text, p, ">")
+                .filter(|e| *e < limit)
+                .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
+            let tag = &text[p..tag_end];
+            let key = attribute(tag, "name").unwrap_or("").to_owned();
+            let (end, next) = value_end(text, tag_end + 1, values, limit, scan);
+            let raw = text_value(&text[tag_end + 1..end]);
+            let value = match attribute(tag, "string") {
+                Some("false") => repair_value(&raw).unwrap_or(Value::String(raw)),
+                _ => Value::String(raw),
+            };
+            args.insert(key, value);
+            pos = next.max(tag_end + 1);
+        }
+        found.push((at, make_call(SHAPE, &name, args)?));
+        from = limit.max(gt);
+    }
+    Ok(())
+}
+
+/// GLM: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>`.
+fn glm(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Result<(), CallError> {
+    const OPEN: &str = "<tool_call>";
+    if scan.find(text, 0, "<arg_key>").is_none() {
+        return Ok(());
+    }
+    let mut close_call = Next::new("</tool_call>");
+    let mut next_key = Next::new("<arg_key>");
+    let mut values = Values::new("</arg_value>", "<arg_key>");
+    let mut close_key = Next::new("</arg_key>");
+    let mut next_value = Next::new("<arg_value>");
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, OPEN) {
+        let start = at + OPEN.len();
+        let limit = close_call.find(scan, text, start).unwrap_or(text.len());
+        let body = &text[start..limit];
+        let name_stop = body.find('<').unwrap_or(body.len());
+        let name = body[..name_stop].trim();
+        if body.trim_start().starts_with('<') || body.trim_start().starts_with('{') {
+            from = limit.max(start);
+            continue;
+        }
+        let mut args = Map::new();
+        let mut pos = start + name_stop;
+        while let Some(k) = next_key.find(scan, text, pos).filter(|k| *k < limit) {
+            let key_start = k + "<arg_key>".len();
+            let key_end = close_key
+                .find(scan, text, key_start)
+                .filter(|e| *e < limit)
+                .ok_or_else(|| malformed(format!("an argument key of `{name}` is not closed")))?;
+            let key = text[key_start..key_end].trim().to_owned();
+            let Some(v) = next_value.find(scan, text, key_end).filter(|v| *v < limit) else {
+                return Err(malformed(format!(
+                    "the argument `{key}` of `{name}` has no value"
+                )));
+            };
+            let (end, next) = value_end(text, v + "<arg_value>".len(), &mut values, limit, scan);
+            args.insert(
+                key,
+                Value::String(text_value(&text[v + "<arg_value>".len()..end])),
+            );
+            pos = next.max(key_end);
+        }
+        found.push((at, make_call(SHAPE, name, args)?));
+        from = limit.max(start);
+    }
+    Ok(())
+}
+
+/// MiniCPM: `<function name="..."><param name="...">value</param></function>`.
+fn minicpm(
+    text: &str,
+    scan: &mut Scan,
+    found: &mut Vec<(usize, ToolCall)>,
+) -> Result<(), CallError> {
+    const OPEN: &str = "<function name=";
+    let mut close_call = Next::new("</function>");
+    let mut next_param = Next::new("<param ");
+    let mut values = Values::new("</param>", "<param ");
+    let mut from = 0;
+    while let Some(at) = scan.find(text, from, OPEN) {
+        let Some(gt) = scan.find(text, at, ">") else {
+            return Err(CallError::IncompleteName {
+                partial: text[at + OPEN.len()..].trim_matches('"').to_owned(),
+            });
+        };
+        let name = attribute(&text[at..gt], "name").unwrap_or("").to_owned();
+        let mut args = Map::new();
+        let mut pos = gt + 1;
+        let mut limit = close_call.find(scan, text, gt).unwrap_or(text.len());
+        while let Some(p) = next_param.find(scan, text, pos).filter(|p| *p < limit) {
+            let tag_end = scan
+                .find(text, p, ">")
+                .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
+            let key = attribute(&text[p..tag_end], "name")
+                .unwrap_or("")
+                .to_owned();
+            let (end, next) = value_end(text, tag_end + 1, &mut values, text.len(), scan);
+            args.insert(key, Value::String(text_value(&text[tag_end + 1..end])));
+            pos = next.max(tag_end + 1);
+            if pos > limit {
+                limit = close_call.find(scan, text, pos).unwrap_or(text.len());
+            }
+        }
+        found.push((at, make_call(SHAPE, &name, args)?));
+        from = limit.max(gt);
+    }
+    Ok(())
+}

@@ -1,0 +1,333 @@
+//! Every shape and family, with cases written from the models' documented
+//! formats and chat templates (not from the measured sample); the replies
+//! that hold no call; the never-invent rules; typing by schema.
+
+use jig_toolcall::{CallError, Reading, ToolSpec, read_calls, read_calls_with};
+use serde_json::{Value, json};
+
+/// The calls read, as `{name, arguments}` values; "no call" is `[]`.
+fn calls(text: &str) -> Value {
+    match read_calls(text) {
+        Reading::Calls(calls) => Value::Array(calls.iter().map(|c| c.to_json()).collect()),
+        Reading::NoCall => json!([]),
+        other => panic!("{text:?}: {other:?}"),
+    }
+}
+
+fn call(name: &str, arguments: Value) -> Value {
+    json!({"name": name, "arguments": arguments})
+}
+
+#[test]
+fn json_in_markers() {
+    let cases = [
+        // Hermes / Qwen 2.5: one <tool_call> per call
+        (
+            "I'll look.\n<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.rs\"}}\n</tool_call>\n<tool_call>\n{\"name\": \"ls\", \"arguments\": {}}\n</tool_call>",
+            json!([
+                call("read_file", json!({"path": "a.rs"})),
+                call("ls", json!({}))
+            ]),
+        ),
+        // Llama 3.1 JSON with <|python_tag|>, "parameters", `;` between calls
+        (
+            "<|python_tag|>{\"name\": \"grep\", \"parameters\": {\"pattern\": \"x\"}}; {\"name\": \"ls\", \"parameters\": {\"path\": \"src\"}}",
+            json!([
+                call("grep", json!({"pattern": "x"})),
+                call("ls", json!({"path": "src"}))
+            ]),
+        ),
+        // Mistral: [TOOL_CALLS] and a list
+        (
+            "[TOOL_CALLS] [{\"name\": \"ls\", \"arguments\": {\"path\": \".\"}}, {\"name\": \"pwd\", \"arguments\": {}}]",
+            json!([call("ls", json!({"path": "."})), call("pwd", json!({}))]),
+        ),
+        // Granite: <|tool_call|> and a list
+        (
+            "<|tool_call|>[{\"name\": \"ls\", \"arguments\": {}}]",
+            json!([call("ls", json!({}))]),
+        ),
+        // Phi-4-mini: functools[...]
+        (
+            "functools[{\"name\": \"ls\", \"arguments\": {\"path\": \"docs\"}}]",
+            json!([call("ls", json!({"path": "docs"}))]),
+        ),
+        // Command R: tool_name / parameters in an action block
+        (
+            "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"ls\", \"parameters\": {\"path\": \"x\"}}]<|END_ACTION|>",
+            json!([call("ls", json!({"path": "x"}))]),
+        ),
+        // a code fence in chatter, repaired
+        (
+            "Sure:\n```json\n{'name': 'ls', 'arguments': {'path': 'src',}}\n```",
+            json!([call("ls", json!({"path": "src"}))]),
+        ),
+        // Apertus: {"name": {arguments}} inside its markers
+        (
+            "<|tools_prefix|>[{\"ls\": {\"path\": \"src\"}}]<|tools_suffix|>",
+            json!([call("ls", json!({"path": "src"}))]),
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(calls(text), expected, "{text}");
+    }
+}
+
+#[test]
+fn name_outside_json_arguments() {
+    let cases = [
+        // DeepSeek V3: type, separator, name, fenced JSON
+        (
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>ls\n```json\n{\"path\": \"src\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            json!([call("ls", json!({"path": "src"}))]),
+        ),
+        // DeepSeek V3.1: name, separator, JSON; two calls
+        (
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>ls<｜tool▁sep｜>{\"path\": \"a\"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>pwd<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            json!([call("ls", json!({"path": "a"})), call("pwd", json!({}))]),
+        ),
+        // Kimi K2: functions.name:index
+        (
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.ls:0<|tool_call_argument_begin|>{\"path\": \"b\"}<|tool_call_end|><|tool_calls_section_end|>",
+            json!([call("ls", json!({"path": "b"}))]),
+        ),
+        // Mistral v11 and later: [TOOL_CALLS]name[ARGS]{...}
+        (
+            "[TOOL_CALLS]ls[ARGS]{\"path\": \"c\"}[TOOL_CALLS]pwd[ARGS]{}",
+            json!([call("ls", json!({"path": "c"})), call("pwd", json!({}))]),
+        ),
+        // gpt-oss harmony: the recipient in the header
+        (
+            "<|channel|>analysis<|message|>Need to list.<|end|><|start|>assistant<|channel|>commentary to=functions.ls <|constrain|>json<|message|>{\"path\": \"d\"}<|call|>",
+            json!([call("ls", json!({"path": "d"}))]),
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(calls(text), expected, "{text}");
+    }
+}
+
+#[test]
+fn xml_parameters() {
+    let cases = [
+        // Qwen3-Coder: values are text, layout line breaks dropped
+        (
+            "<tool_call>\n<function=write>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=count>\n007\n</parameter>\n</function>\n</tool_call>",
+            json!([call("write", json!({"path": "notes.txt", "count": "007"}))]),
+        ),
+        // MiniMax M2: invoke / parameter name attributes
+        (
+            "<minimax:tool_call>\n<invoke name=\"ls\">\n<parameter name=\"path\">src</parameter>\n</invoke>\n</minimax:tool_call>",
+            json!([call("ls", json!({"path": "src"}))]),
+        ),
+        // DeepSeek V3.2 DSML: string="false" marks JSON
+        (
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"head\">\n<｜DSML｜parameter name=\"lines\" string=\"false\">5</｜DSML｜parameter>\n<｜DSML｜parameter name=\"path\" string=\"true\">a.txt</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+            json!([call("head", json!({"lines": 5, "path": "a.txt"}))]),
+        ),
+        // GLM 4.5: arg_key / arg_value; a call with no argument
+        (
+            "<tool_call>ls\n<arg_key>path</arg_key>\n<arg_value>src</arg_value>\n</tool_call><tool_call>pwd</tool_call>",
+            json!([call("ls", json!({"path": "src"})), call("pwd", json!({}))]),
+        ),
+        // MiniCPM: <function name=...><param name=...>, CDATA
+        (
+            "<function name=\"echo\"><param name=\"text\"><![CDATA[a </param> b]]></param></function>",
+            json!([call("echo", json!({"text": "a </param> b"}))]),
+        ),
+        // Step 3: a namespace prefix
+        (
+            "<steptml:invoke name=\"ls\"><steptml:parameter name=\"path\">x</steptml:parameter></steptml:invoke>",
+            json!([call("ls", json!({"path": "x"}))]),
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(calls(text), expected, "{text}");
+    }
+}
+
+#[test]
+fn pythonic_calls() {
+    let cases = [
+        // Llama 3.2 / 4: a bracketed list of keyword calls
+        (
+            "[get_weather(city='San Francisco', days=3), get_time()]",
+            json!([
+                call("get_weather", json!({"city": "San Francisco", "days": 3})),
+                call("get_time", json!({}))
+            ]),
+        ),
+        // LFM2: in <|tool_call_start|> markers, Python literals
+        (
+            "<|tool_call_start|>[ls(path=\"src\", all=True, limit=None, exts=('rs', 'md'))]<|tool_call_end|>",
+            json!([call(
+                "ls",
+                json!({"path": "src", "all": true, "limit": null, "exts": ["rs", "md"]})
+            )]),
+        ),
+        // OLMo 3: <function_calls>, one call a line
+        (
+            "<function_calls>ls(path='a')\nls(path='b')</function_calls>",
+            json!([
+                call("ls", json!({"path": "a"})),
+                call("ls", json!({"path": "b"}))
+            ]),
+        ),
+        // the whole reply is one call; escapes as in Python
+        (
+            "grep(pattern='it\\'s', path=\"src\")",
+            json!([call("grep", json!({"pattern": "it's", "path": "src"}))]),
+        ),
+        // argument data is never a name
+        (
+            "[order(items=[{'name': 'Lasagna noodles', 'amount': 2}])]",
+            json!([call(
+                "order",
+                json!({"items": [{"name": "Lasagna noodles", "amount": 2}]})
+            )]),
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(calls(text), expected, "{text}");
+    }
+}
+
+#[test]
+fn gemma_literal_syntax() {
+    let cases = [
+        // FunctionGemma
+        (
+            "<start_function_call>call:ls{path:<escape>src<escape>,all:true}<end_function_call>",
+            json!([call("ls", json!({"path": "src", "all": true}))]),
+        ),
+        // Gemma 4: <|"|> strings, nested objects, lists, two calls
+        (
+            "<|tool_call>call:edit{changes:[{line:3,text:<|\"|>say \"hi\"<|\"|>}]}<tool_call|><|tool_call>call:ls{}<tool_call|>",
+            json!([
+                call(
+                    "edit",
+                    json!({"changes": [{"line": 3, "text": "say \"hi\""}]})
+                ),
+                call("ls", json!({}))
+            ]),
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(calls(text), expected, "{text}");
+    }
+}
+
+/// Replies that hold no call: code in prose, examples, links, reasoning.
+/// Each reads as no call (or, for a JSON object that names no tool, as
+/// "cannot be read"), never as a call.
+#[test]
+fn prose_is_not_a_call() {
+    let replies = [
+        "To count them, use print(len(items)) in the loop.",
+        "Call `sorted(values, reverse=True)` to sort descending.",
+        "See [the manual](https://example.org/manual) and [FAQ](faq.md).",
+        "Use this format: [link text](url).",
+        "In Python, `max(a, b)` returns the larger value; `min(a, b)` the smaller.",
+        "The list is [1, 2, 3] and the tuple (4, 5).",
+        "I ran ls(1) yesterday; the man page is ls(1).",
+        "<think>I could call <tool_call>{\"name\": \"rm\", \"arguments\": {}}</tool_call></think>No tool is needed.",
+        "<think>maybe [delete(path='x')]",
+        "Thinking about [rm(path='/')]...</think>The answer is 4.",
+        "Done. The file now reads:\nfn main() { println!(\"hi\"); }",
+        "A Markdown table: | a | b |\n|---|---|\n| 1 | 2 |",
+        "Results: ok, 3 passed; 0 failed (in 0.2s).",
+        "<|START_THINKING|>call ls<|END_THINKING|><|START_RESPONSE|>All done.<|END_RESPONSE|>",
+        "<|channel>thought\n[ls(path='x')]<channel|>Nothing to do.",
+    ];
+    for reply in replies {
+        match read_calls(reply) {
+            Reading::NoCall | Reading::Unreadable { .. } => {}
+            Reading::Calls(calls) => panic!("{reply:?} read as {calls:?}"),
+            other => panic!("{reply:?}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn never_invented() {
+    // keys beside the name are arguments
+    assert_eq!(
+        calls(r#"{"tool": "bash", "command": "ls"}"#),
+        json!([call("bash", json!({"command": "ls"}))])
+    );
+    // a call in a reasoning block is not taken instead of the real one
+    assert_eq!(
+        calls(
+            "<think>[rm(path='/')]</think><tool_call>{\"name\": \"ls\", \"arguments\": {}}</tool_call>"
+        ),
+        json!([call("ls", json!({}))])
+    );
+    // the reply starts inside reasoning
+    assert_eq!(
+        calls("hmm, rm(path='/')?</think>[ls(path='.')]"),
+        json!([call("ls", json!({"path": "."}))])
+    );
+    // a name cut off by the end of the text is incomplete
+    for text in [
+        "{\"name\": \"say_hello",
+        "<tool_call>{\"name\": \"ls",
+        "<|tool_call>call:get_wea",
+        "[TOOL_CALLS]get_wea",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_wea",
+    ] {
+        match read_calls(text) {
+            Reading::Unreadable {
+                reason: CallError::IncompleteName { .. },
+            } => {}
+            other => panic!("{text:?}: {other:?}"),
+        }
+    }
+    // a JSON value in argument position in code is not a call
+    assert_eq!(
+        calls("Try print(json.dumps({'name': 'x'})) to see it."),
+        json!([])
+    );
+}
+
+#[test]
+fn typing_by_schema_and_unknown_names() {
+    let tools = [ToolSpec::new(
+        "head",
+        json!({"type": "object", "properties": {
+            "lines": {"type": "integer"}, "path": {"type": "string"},
+            "follow": {"type": "boolean"}, "ratio": {"type": "number"}
+        }}),
+    )];
+    let text = "<tool_call>\n<function=head>\n<parameter=lines>\n42\n</parameter>\n<parameter=path>\n007\n</parameter>\n<parameter=follow>\ntrue\n</parameter>\n<parameter=ratio>\n0.5\n</parameter>\n</function>\n</tool_call>";
+    match read_calls_with(text, &tools) {
+        Reading::Calls(calls) => assert_eq!(
+            calls[0].to_json(),
+            call(
+                "head",
+                json!({"lines": 42, "path": "007", "follow": true, "ratio": 0.5})
+            )
+        ),
+        other => panic!("{other:?}"),
+    }
+    // without a schema, text stays text
+    assert_eq!(
+        calls(text),
+        json!([call(
+            "head",
+            json!({"lines": "42", "path": "007", "follow": "true", "ratio": "0.5"})
+        )])
+    );
+    // an unknown name is reported with the tools there are
+    match read_calls_with("[tail(path='x')]", &tools) {
+        Reading::Unreadable { reason } => insta::assert_snapshot!(reason.to_string()),
+        other => panic!("{other:?}"),
+    }
+    // a pythonic call in prose is read when it names a given tool
+    match read_calls_with("Let me look: head(path='a.txt', lines=3) first.", &tools) {
+        Reading::Calls(calls) => assert_eq!(
+            calls[0].to_json(),
+            call("head", json!({"path": "a.txt", "lines": 3}))
+        ),
+        other => panic!("{other:?}"),
+    }
+}
