@@ -238,9 +238,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             proc_rights,
             read_only: &read_only,
             masked: &masked,
-            watch_processes: plan
-                .watch_processes
-                .then_some(request.limits.max_processes),
+            watch_processes: plan.watch_processes.then_some(request.limits.max_processes),
         }),
         probe: false,
     };
