@@ -70,7 +70,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &AuditArgs) -> Result<ExitCode, Cli
             super::print_json(&value)?
         }
         Format::Text => super::print_text(&format!(
-            "containment: {containment}\nprotected paths: {} ({enforced})\nsecret files              (.env, .netrc, private keys...): {secrets}\n{}",
+            "containment: {containment}\nprotected paths: {} ({enforced})\nsecret files (.env, .netrc, private keys...): {secrets}\n{}",
             protected.join(", "),
             to_text(&root, &tools)
         ))?,
