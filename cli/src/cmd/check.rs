@@ -62,11 +62,12 @@ pub(crate) fn run(global: &GlobalArgs, args: &CheckArgs) -> Result<ExitCode, Cli
         .filter(|tool| tool.form() == ToolForm::Descriptor)
         .map(|tool| tool.name().to_owned())
         .collect();
-    let diagnostics: Vec<Diagnostic> = built
+    let mut diagnostics: Vec<Diagnostic> = built
         .descriptor_errors
         .iter()
         .map(Diagnostic::from_error)
         .collect();
+    diagnostics.extend(language_slots(&built.registry, &dir));
     let files = count_files(&dir)?;
     let report = Report {
         dir: &dir,
@@ -87,6 +88,103 @@ pub(crate) fn run(global: &GlobalArgs, args: &CheckArgs) -> Result<ExitCode, Cli
     } else {
         EXIT_ERROR
     }))
+}
+
+/// Values that pass a free string slot's own checks but that a program
+/// with a language in its arguments (a sed script) reads as a command:
+/// write a file, run a command, read a file.
+const LANGUAGE_PROBES: &[&str] = &["1w/tmp/jig-probe", "1e", "1r/etc/passwd"];
+
+/// Descriptor slots that feed a program's own language without an `enum`
+/// or a `pattern`: the dry run of each loaded descriptor tool, with each
+/// free string slot filled by [`LANGUAGE_PROBES`], judged by the same
+/// program tables as every run. Such a file loads (the run point refuses
+/// those values at run time), but it is reported: a slot like that is one
+/// table gap away from running anything.
+fn language_slots(registry: &jig_presets::Registry, dir: &Path) -> Vec<Diagnostic> {
+    let files = descriptor_files(dir);
+    let mut found = Vec::new();
+    for tool in registry
+        .tools()
+        .filter(|t| t.form() == ToolForm::Descriptor)
+    {
+        let schema = tool.input_schema();
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            continue;
+        };
+        let mut base = serde_json::Map::new();
+        for (name, slot) in properties {
+            let value = slot
+                .get("default")
+                .cloned()
+                .or_else(|| slot.get("enum").and_then(|e| e.get(0)).cloned())
+                .unwrap_or_else(|| match slot.get("type").and_then(Value::as_str) {
+                    Some("number" | "integer") => json!(1),
+                    _ => json!("1"),
+                });
+            base.insert(name.clone(), value);
+        }
+        if registry
+            .dry_run(tool.name(), &Value::Object(base.clone()))
+            .is_err()
+        {
+            continue;
+        }
+        for (name, slot) in properties {
+            let free = slot.get("type").and_then(Value::as_str) == Some("string")
+                && slot.get("enum").is_none()
+                && slot.get("pattern").is_none();
+            if !free {
+                continue;
+            }
+            let refused = LANGUAGE_PROBES.iter().find_map(|probe| {
+                let mut arguments = base.clone();
+                arguments.insert(name.clone(), json!(probe));
+                match registry.dry_run(tool.name(), &Value::Object(arguments)) {
+                    Err(refusal) if refusal.code == ErrorCode::RunRefused => {
+                        Some((*probe, refusal.message))
+                    }
+                    _ => None,
+                }
+            });
+            if let Some((probe, why)) = refused {
+                let file = files
+                    .iter()
+                    .find(|(_, tool_name)| tool_name == tool.name())
+                    .map_or_else(|| dir.to_path_buf(), |(file, _)| file.clone());
+                found.push(Diagnostic {
+                    file,
+                    location: None,
+                    message: format!(
+                        "slot `{name}` of tool `{}` feeds its program's own language: the \
+                         value {probe:?} passes the slot's checks and is read as a command \
+                         ({why}); give the slot an `enum` or a `pattern` (for line ranges: \
+                         \"^\\\\d+(,\\\\d+)?$\")",
+                        tool.name()
+                    ),
+                });
+            }
+        }
+    }
+    found
+}
+
+/// Each `*.tool.json` file of `dir` with the tool name it declares.
+fn descriptor_files(dir: &Path) -> Vec<(PathBuf, String)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.to_string_lossy().ends_with(".tool.json"))
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            let value: Value = serde_json::from_str(&text).ok()?;
+            let name = value.get("name")?.as_str()?.to_owned();
+            Some((path, name))
+        })
+        .collect()
 }
 
 /// The number of `*.tool.json` files in `dir`.

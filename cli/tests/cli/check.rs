@@ -128,3 +128,41 @@ fn sorted_blocks(stderr: &str) -> String {
     blocks.push(summary);
     blocks.join("\n\n")
 }
+
+/// A sed descriptor written like the README's but without the `pattern`:
+/// its `range` slot feeds sed's script language.
+const SED_WITHOUT_PATTERN: &str = r#"{
+  "name": "print_lines",
+  "description": "Print lines of a file",
+  "command": "sed -n {range}p {path}",
+  "arguments": {
+    "range": {"type": "string", "description": "Line range", "required": true},
+    "path": {"type": "path", "description": "File", "required": true}
+  }
+}"#;
+
+#[test]
+fn a_slot_that_feeds_a_programs_language_is_reported() {
+    let dir = tools_dir(&[("print_lines.tool.json", SED_WITHOUT_PATTERN)]);
+    let run = run_jig(&["check", dir.path().to_str().unwrap()]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("error[613]"), "{}", run.stderr);
+    assert!(run.stderr.contains("slot `range`"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("print_lines.tool.json"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("`pattern`"), "{}", run.stderr);
+    // With the pattern, the same tool is clean.
+    let fixed = SED_WITHOUT_PATTERN.replace(
+        r#""required": true},
+    "path""#,
+        r#""required": true, "pattern": "^\\d+(,\\d+)?$"},
+    "path""#,
+    );
+    assert!(fixed.contains("pattern"), "{fixed}");
+    let dir = tools_dir(&[("print_lines.tool.json", fixed.as_str())]);
+    let run = run_jig(&["check", dir.path().to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{run:?}");
+}
