@@ -595,8 +595,8 @@ const WATCH_MILLIS: c_int = 2;
 
 /// The init's wait when the operating system cannot bound the call's
 /// process count (uid 0 is exempt from `RLIMIT_NPROC`): it reaps, and every
-/// [`WATCH_MILLIS`] counts the processes of its PID namespace in the
-/// private `/proc`; past `limit`, it kills them all. Returns the program's
+/// [`WATCH_MILLIS`] counts the tasks (processes and threads) of its PID
+/// namespace in the private `/proc`; past `limit`, it kills them all. Returns the program's
 /// wait status and whether the limit ended it.
 #[expect(unsafe_code)]
 fn watch(program: c_long, limit: u64) -> (c_int, bool) {
@@ -647,8 +647,9 @@ fn watch(program: c_long, limit: u64) -> (c_int, bool) {
     }
 }
 
-/// The number of processes in `/proc` (entries named by a number), read
-/// with raw `getdents64` into a stack buffer.
+/// The number of tasks (processes and their threads, as `RLIMIT_NPROC`
+/// counts them) of the namespace: every `/proc/<pid>/stat`'s thread count,
+/// read with raw `getdents64`, `openat` and `read` into stack buffers.
 #[expect(unsafe_code)]
 fn count_processes(proc_fd: c_int) -> u64 {
     let mut buffer = [0u8; 8192];
@@ -672,23 +673,75 @@ fn count_processes(proc_fd: c_int) -> u64 {
             }
             let mut offset = 0;
             // struct linux_dirent64: d_ino u64, d_off i64, d_reclen u16,
-            // d_type u8, then the name.
+            // d_type u8, then the NUL-terminated name.
             while offset + 19 < read {
                 let reclen = usize::from(u16::from_ne_bytes([
                     buffer[offset + 16],
                     buffer[offset + 17],
                 ]));
-                if reclen == 0 {
+                if reclen == 0 || offset + reclen > read {
                     break;
                 }
-                if buffer[offset + 19].is_ascii_digit() {
-                    count += 1;
+                let name = &buffer[offset + 19..offset + reclen];
+                if name.first().is_some_and(u8::is_ascii_digit) {
+                    count += threads_of(proc_fd, name);
                 }
                 offset += reclen;
             }
         }
     }
     count
+}
+
+/// The thread count of the process whose `/proc` entry is `name` (NUL
+/// terminated): field 20 of its `stat`; 1 when it cannot be read.
+#[expect(unsafe_code)]
+fn threads_of(proc_fd: c_int, name: &[u8]) -> u64 {
+    let mut path = [0u8; 32];
+    let len = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    if len + b"/stat\0".len() > path.len() {
+        return 1;
+    }
+    path[..len].copy_from_slice(&name[..len]);
+    path[len..len + 6].copy_from_slice(b"/stat\0");
+    let mut stat = [0u8; 1024];
+    // SAFETY: openat on a NUL-terminated local path relative to our own
+    // /proc descriptor, one read into a local buffer, close.
+    let read = unsafe {
+        let fd = libc::openat(
+            proc_fd,
+            path.as_ptr().cast(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return 0;
+        }
+        let read = libc::read(fd, stat.as_mut_ptr().cast(), stat.len());
+        libc::close(fd);
+        read
+    };
+    let Ok(read) = usize::try_from(read) else {
+        return 1;
+    };
+    let stat = &stat[..read.min(stat.len())];
+    // After the command name's closing parenthesis: state is field 3, the
+    // thread count field 20.
+    let Some(close) = stat.iter().rposition(|&b| b == b')') else {
+        return 1;
+    };
+    let field = stat[close + 1..]
+        .split(|&b| b == b' ')
+        .filter(|f| !f.is_empty())
+        .nth(17);
+    field
+        .and_then(|f| {
+            f.iter().try_fold(0u64, |n, &b| {
+                b.is_ascii_digit()
+                    .then(|| n.saturating_mul(10).saturating_add(u64::from(b - b'0')))
+            })
+        })
+        .unwrap_or(1)
+        .max(1)
 }
 
 /// Waits for the parent's go byte (or end-of-file), then closes the pipe.

@@ -57,6 +57,7 @@ pub(crate) const ALL: &[Case] = &[
         setsid_double_fork_outlives_the_call,
     ),
     ("fork_bomb_is_bounded", fork_bomb_is_bounded),
+    ("thread_bomb_is_bounded", thread_bomb_is_bounded),
     ("fill_the_temporary_folder", fill_the_temporary_folder),
     (
         "sigkill_of_the_integrator_ends_its_calls",
@@ -430,6 +431,23 @@ fn fork_bomb_is_bounded() {
             alive.len()
         );
         text.contains("made 400")
+    });
+}
+
+/// Threads count against the bound like processes (a root integrator's
+/// calls are bounded by their init's count, which must see them too).
+fn thread_bomb_is_bounded() {
+    let world = World::new();
+    let script = "import threading, time\n\
+                  made = 0\n\
+                  try:\n\
+                  \x20   for _ in range(2000):\n\
+                  \x20       threading.Thread(target=time.sleep, args=(3,), daemon=True).start(); made += 1\n\
+                  except Exception:\n\
+                  \x20   pass\n\
+                  print('threads', made)\n";
+    twice("thread bomb", |on| {
+        run_py(&world, on, Access::ReadOnly, script).contains("threads 2000")
     });
 }
 
