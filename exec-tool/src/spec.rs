@@ -152,14 +152,6 @@ pub(crate) enum Lookup {
     Generic,
 }
 
-/// The name without a trailing version: `python3.11` → `python`,
-/// `gcc-12` → `gcc`, `pip3` → `pip`.
-fn unversioned(name: &str) -> &str {
-    let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    let trimmed = trimmed.strip_suffix(['-', '_']).unwrap_or(trimmed);
-    if trimmed.is_empty() { name } else { trimmed }
-}
-
 /// Finds how `program` (a bare name) is treated.
 pub(crate) fn lookup(program: &str) -> Lookup {
     let find = |name: &str| {
@@ -171,8 +163,11 @@ pub(crate) fn lookup(program: &str) -> Lookup {
             .find(|spec| spec.names.contains(&name))
             .map(|spec| Lookup::Spec(spec))
     };
-    find(program)
-        .or_else(|| find(unversioned(program)))
+    // The most specific name of the versioned family that has a table
+    // (`python3.11`, then `python3`, then `python`): the deny list's own
+    // notion of a family.
+    jig_lineage::family(program)
+        .find_map(find)
         .unwrap_or(Lookup::Generic)
 }
 
@@ -260,16 +255,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn versions_are_stripped() {
+    fn versioned_names_find_their_familys_table() {
+        let same = |a: Lookup, b: Lookup| match (a, b) {
+            (Lookup::Spec(x), Lookup::Spec(y)) => std::ptr::eq(x, y),
+            (Lookup::Launcher, Lookup::Launcher) | (Lookup::Generic, Lookup::Generic) => true,
+            _ => false,
+        };
         for (name, bare) in [
             ("python3.11", "python"),
             ("python3", "python"),
-            ("gcc-12", "gcc"),
             ("pip3", "pip"),
             ("ls", "ls"),
             ("7z", "7z"),
         ] {
-            assert_eq!(unversioned(name), bare);
+            assert!(same(lookup(name), lookup(bare)), "{name}");
         }
     }
 

@@ -134,41 +134,7 @@ impl Kernel {
     /// as it is; a relative path with a `/` is taken relative to the root.
     /// The result must be an executable regular file.
     pub fn resolve(&self, program: &OsStr) -> Result<PathBuf, KernelError> {
-        if program.is_empty() {
-            return Err(KernelError::EmptyArgv);
-        }
-        if program.as_bytes().contains(&b'/') {
-            let path = self.root.join(program);
-            return match std::fs::metadata(&path) {
-                Ok(meta) if meta.is_file() && meta.permissions().mode() & 0o111 != 0 => Ok(path),
-                Ok(_) => Err(KernelError::NotExecutable { path }),
-                Err(_) => Err(self.not_found(program)),
-            };
-        }
-        let mut non_executable = None;
-        for dir in &self.search_path {
-            let path = dir.join(program);
-            match std::fs::metadata(&path) {
-                Ok(meta) if meta.is_file() && meta.permissions().mode() & 0o111 != 0 => {
-                    return Ok(path);
-                }
-                Ok(_) => {
-                    non_executable.get_or_insert(path);
-                }
-                Err(_) => {}
-            }
-        }
-        match non_executable {
-            Some(path) => Err(KernelError::NotExecutable { path }),
-            None => Err(self.not_found(program)),
-        }
-    }
-
-    fn not_found(&self, program: &OsStr) -> KernelError {
-        KernelError::ProgramNotFound {
-            program: program.to_string_lossy().into_owned(),
-            search_path: join_paths(&self.search_path),
-        }
+        resolve_program(program, &self.root, &self.search_path)
     }
 
     /// Runs `argv` with the kernel's default limits.
@@ -331,6 +297,50 @@ impl KernelBuilder {
             read_only: self.read_only,
             mask: self.mask,
         })
+    }
+}
+
+/// Resolves a program name to the absolute path a kernel rooted at `root`
+/// with `search_path` would run (see [`Kernel::resolve`]); for checks that
+/// must see the same file the kernel will start, without holding a kernel.
+pub fn resolve_program(
+    program: &OsStr,
+    root: &Path,
+    search_path: &[PathBuf],
+) -> Result<PathBuf, KernelError> {
+    if program.is_empty() {
+        return Err(KernelError::EmptyArgv);
+    }
+    let executable = |path: &Path| match std::fs::metadata(path) {
+        Ok(meta) => Some(meta.is_file() && meta.permissions().mode() & 0o111 != 0),
+        Err(_) => None,
+    };
+    let not_found = || KernelError::ProgramNotFound {
+        program: program.to_string_lossy().into_owned(),
+        search_path: join_paths(search_path),
+    };
+    if program.as_bytes().contains(&b'/') {
+        let path = root.join(program);
+        return match executable(&path) {
+            Some(true) => Ok(path),
+            Some(false) => Err(KernelError::NotExecutable { path }),
+            None => Err(not_found()),
+        };
+    }
+    let mut non_executable = None;
+    for dir in search_path {
+        let path = dir.join(program);
+        match executable(&path) {
+            Some(true) => return Ok(path),
+            Some(false) => {
+                non_executable.get_or_insert(path);
+            }
+            None => {}
+        }
+    }
+    match non_executable {
+        Some(path) => Err(KernelError::NotExecutable { path }),
+        None => Err(not_found()),
     }
 }
 

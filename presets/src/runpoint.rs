@@ -22,7 +22,6 @@
 //! [`FullPreset::build`]: crate::FullPreset::build
 
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -271,36 +270,20 @@ fn git_key(key: &str) -> bool {
         || indexed("GIT_CONFIG_VALUE_")
 }
 
-/// The canonical file `program` runs, found as the kernel finds it: a bare
-/// name on the search path, a path with a `/` from the workspace root.
+/// The canonical file `program` runs, found exactly as the kernel finds it.
 fn resolve(program: &str, context: &CheckContext<'_>) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let executable = |path: &Path| {
-        std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    let found = if program.contains('/') {
-        Some(context.root.join(program)).filter(|p| executable(p))
-    } else {
-        context
-            .search_path
-            .iter()
-            .map(|dir| dir.join(program))
-            .find(|p| executable(p))
-    };
-    std::fs::canonicalize(found?).ok()
+    let found = jig_kernel::resolve_program(
+        std::ffi::OsStr::new(program),
+        context.root,
+        context.search_path,
+    )
+    .ok()?;
+    std::fs::canonicalize(found).ok()
 }
 
 /// The interpreter a `#!` script names.
 fn interpreter(target: &Path) -> Option<String> {
-    let mut head = [0u8; 256];
-    let mut file = std::fs::File::open(target).ok()?;
-    let len = file.read(&mut head).ok()?;
-    let line = head.get(..len)?.strip_prefix(b"#!")?;
-    let line = line.split(|&b| b == b'\n').next()?;
-    let word = line
-        .split(|&b| b == b' ' || b == b'\t')
-        .find(|w| !w.is_empty())?;
-    Some(String::from_utf8_lossy(word).into_owned())
+    jig_kernel::script_interpreter(target).map(|p| p.to_string_lossy().into_owned())
 }
 
 /// The names of the shells of `/etc/shells` that are `target` (`sh` for

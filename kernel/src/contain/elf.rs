@@ -44,6 +44,14 @@ fn collect(path: &Path, files: &mut Vec<PathBuf>, depth: usize) {
     }
 }
 
+/// The interpreter a `#!` script names (its first word), if `path` is one.
+pub fn script_interpreter(path: &Path) -> Option<PathBuf> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut head = [0u8; 256];
+    let len = read_up_to(&mut file, &mut head).ok()?;
+    shebang(head.get(..len)?)
+}
+
 fn read_up_to(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
     while filled < buffer.len() {

@@ -20,6 +20,7 @@ use std::sync::{Arc, OnceLock};
 
 pub(crate) use cgroup::PidsCgroup;
 pub(crate) use elf::executed_files;
+pub use elf::script_interpreter;
 pub(crate) use rules::{CallPaths, ruleset};
 pub(crate) use start::{Request, program_status, start};
 pub(crate) use tmp::CallTmp;

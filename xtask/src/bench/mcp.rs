@@ -150,26 +150,8 @@ fn build_jig(root: &Path) -> Result<PathBuf, String> {
 /// Installs `mcp-shell-server` into a virtual environment under `scratch`
 /// and returns its entry point.
 fn install_shell_server(scratch: &Path) -> Result<PathBuf, String> {
-    let venv = scratch.join("shell-server-venv");
-    run_quiet(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
-    run_quiet(
-        Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "--disable-pip-version-check"])
-            .arg(SHELL_SERVER),
-    )?;
+    let venv = super::python::scratch_venv(scratch, "shell-server-venv", SHELL_SERVER)?;
     Ok(venv.join("bin/mcp-shell-server"))
-}
-
-fn run_quiet(command: &mut Command) -> Result<(), String> {
-    let output = command.output().map_err(|e| format!("{command:?}: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{command:?} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ))
-    }
 }
 
 /// One server's figures, gathered over the rounds.

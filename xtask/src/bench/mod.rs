@@ -7,6 +7,7 @@ mod descriptor;
 mod kernel;
 mod mcp;
 mod presets;
+mod python;
 mod toolcall;
 
 /// One benchmark area: its name (the figures' prefix) and its function.

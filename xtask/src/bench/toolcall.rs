@@ -155,7 +155,7 @@ fn python_with_json_repair() -> Result<PathBuf, String> {
     let python = venv.join("bin").join("python3");
     if !python.exists() {
         eprintln!("bench: toolcall: creating {}", venv.display());
-        run_quietly(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+        super::python::run_quiet(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
     }
     let has_package = Command::new(&python)
         .args(["-c", "import json_repair"])
@@ -164,7 +164,7 @@ fn python_with_json_repair() -> Result<PathBuf, String> {
         .is_ok_and(|status| status.success());
     if !has_package {
         eprintln!("bench: toolcall: installing json-repair from PyPI");
-        run_quietly(Command::new(&python).args([
+        super::python::run_quiet(Command::new(&python).args([
             "-m",
             "pip",
             "install",
@@ -173,18 +173,4 @@ fn python_with_json_repair() -> Result<PathBuf, String> {
         ]))?;
     }
     Ok(python)
-}
-
-fn run_quietly(command: &mut Command) -> Result<(), String> {
-    let output = command
-        .output()
-        .map_err(|e| format!("toolcall bench: cannot run {command:?}: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "toolcall bench: {command:?} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ))
-    }
 }

@@ -230,14 +230,9 @@ fn rust_seconds_per_pass(texts: &[&str]) -> f64 {
 /// Installs `agent-tool-parser` into a virtual environment under `scratch`
 /// and runs the timer there; its JSON answer.
 fn python_timer(scratch: &Path, rows: &[Row]) -> Result<Value, String> {
-    let venv = scratch.join("agent-tool-parser-venv");
     eprintln!("bench: toolcall formats: installing {AGENT_TOOL_PARSER} from PyPI");
-    run_quiet(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
-    run_quiet(
-        Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "--disable-pip-version-check"])
-            .arg(AGENT_TOOL_PARSER),
-    )?;
+    let venv =
+        super::super::python::scratch_venv(scratch, "agent-tool-parser-venv", AGENT_TOOL_PARSER)?;
     let python = venv.join("bin/python3");
     let mut child = Command::new(&python)
         .args(["-c", PYTHON_TIMER, &SAMPLES.to_string()])
@@ -267,16 +262,4 @@ fn python_timer(scratch: &Path, rows: &[Row]) -> Result<Value, String> {
     let stdout = String::from_utf8_lossy(&output.stdout);
     serde_json::from_str(stdout.trim())
         .map_err(|e| format!("formats bench: unexpected timer output {stdout:?}: {e}"))
-}
-
-fn run_quiet(command: &mut Command) -> Result<(), String> {
-    let output = command.output().map_err(|e| format!("{command:?}: {e}"))?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{command:?} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ))
-    }
 }
