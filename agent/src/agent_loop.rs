@@ -494,7 +494,11 @@ mod tests {
 
         fn dispatch(&self, name: &str, arguments: &Value) -> ToolResult {
             let text = format!("{name} {arguments}");
-            ToolResult::Refused(Refusal::new(ErrorCode::UnknownTool, "test", text))
+            ToolResult::Refused(Refusal::new(
+                ErrorCode::UnknownTool,
+                jig_lineage::Layer::Registry,
+                text,
+            ))
         }
     }
 
@@ -593,7 +597,11 @@ mod tests {
 
         fn dispatch(&self, name: &str, arguments: &Value) -> ToolResult {
             let text = format!("{name} {arguments}");
-            ToolResult::Refused(Refusal::new(ErrorCode::UnknownTool, "test", text))
+            ToolResult::Refused(Refusal::new(
+                ErrorCode::UnknownTool,
+                jig_lineage::Layer::Registry,
+                text,
+            ))
         }
     }
 

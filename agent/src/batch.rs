@@ -4,6 +4,7 @@
 //! that may write is a barrier: it starts after every call before it has
 //! ended, and every call after it starts after it has ended.
 
+use jig_lineage::Layer;
 use jig_lineage::{Dispatcher, ErrorCode, Refusal, ToolResult};
 use jig_toolcall::ToolCall;
 use serde_json::Value;
@@ -70,7 +71,7 @@ fn overlapped(dispatcher: &dyn Dispatcher, group: &[Pending<'_>]) -> Vec<ToolRes
 fn failed(name: &str) -> ToolResult {
     ToolResult::Refused(Refusal::new(
         ErrorCode::StartFailed,
-        "agent",
+        Layer::Agent,
         format!("the call of {name} failed inside the dispatcher; nothing is known of its effects"),
     ))
 }
@@ -129,7 +130,7 @@ mod tests {
             self.running.fetch_sub(1, Ordering::SeqCst);
             ToolResult::Refused(Refusal::new(
                 ErrorCode::UnknownTool,
-                "test",
+                jig_lineage::Layer::Registry,
                 format!("{name} {tag}"),
             ))
         }

@@ -67,7 +67,7 @@
 //! of each tool's own output budget.
 //!
 //! ```
-//! use jig_lineage::{ErrorCode, Refusal, ToolResult};
+//! use jig_lineage::{ErrorCode, Layer, Refusal, ToolResult};
 //! use jig_agent::{
 //!     AgentLoop, ChatError, ChatModel, Dispatcher, Message, StopReason, ToolInfo,
 //! };
@@ -80,7 +80,7 @@
 //!         vec![ToolInfo::new("ls", "List a folder", json!({"type": "object"}))]
 //!     }
 //!     fn dispatch(&self, name: &str, _: &Value) -> ToolResult {
-//!         ToolResult::Refused(Refusal::new(ErrorCode::UnknownTool, "test", format!("no {name}")))
+//!         ToolResult::Refused(Refusal::new(ErrorCode::UnknownTool, Layer::Registry, format!("no {name}")))
 //!     }
 //! }
 //!

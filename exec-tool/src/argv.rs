@@ -31,13 +31,7 @@ pub fn judge_argv(argv: &[String], context: &CheckContext<'_>) -> Result<Program
     judge(argv, context).map_err(|finding| {
         let mut refusal = finding.into_refusal();
         refusal.code = ErrorCode::RunRefused;
-        refusal.layer = format!(
-            "run.{}",
-            refusal
-                .layer
-                .strip_prefix("exec.")
-                .unwrap_or(&refusal.layer)
-        );
+        refusal.layer = refusal.layer.at_run_point();
         refusal.slot = None;
         refusal
     })

@@ -3,25 +3,7 @@
 
 use std::borrow::Cow;
 
-use jig_lineage::{ErrorCode, PathRefusal, Refusal};
-
-/// The layer names a refusal reports (see [`Refusal::layer`]).
-pub(crate) mod layer {
-    /// The `arguments` object itself is wrong.
-    pub(crate) const ARGUMENTS: &str = "exec.arguments";
-    /// Layer 3: the operator scan.
-    pub(crate) const OPERATOR: &str = "exec.operator";
-    /// Layer 1: the binary allow list.
-    pub(crate) const ALLOWLIST: &str = "exec.allowlist";
-    /// Layer 2: the deny-binaries list.
-    pub(crate) const DENYLIST: &str = "exec.denylist";
-    /// Layer 4: the tables of options that run code or touch files.
-    pub(crate) const FLAGS: &str = "exec.flags";
-    /// Path confinement of the arguments that name files.
-    pub(crate) const PATH: &str = "exec.path";
-    /// A permission rule with the `deny` effect.
-    pub(crate) const RULE: &str = "exec.rule";
-}
+use jig_lineage::{ErrorCode, Layer, PathRefusal, Refusal};
 
 /// One reason to refuse a command line. `Display` is the guidance the model
 /// reads; [`Finding::layer`] says which layer refused.
@@ -207,9 +189,9 @@ fn operator_guidance(op: &str) -> String {
 
 impl Finding {
     /// The layer that refuses for this reason.
-    pub(crate) fn layer(&self) -> &'static str {
+    pub(crate) fn layer(&self) -> Layer {
         match self {
-            Finding::Arguments { .. } => layer::ARGUMENTS,
+            Finding::Arguments { .. } => Layer::ExecArguments,
             Finding::Empty
             | Finding::Unterminated { .. }
             | Finding::Operator { .. }
@@ -223,16 +205,16 @@ impl Finding {
             | Finding::Escape { .. }
             | Finding::Assignment { .. }
             | Finding::ProgramQuoted { .. }
-            | Finding::Builtin { .. } => layer::OPERATOR,
-            Finding::Denied { .. } => layer::DENYLIST,
-            Finding::ProgramPath { .. } | Finding::NotAllowed { .. } => layer::ALLOWLIST,
+            | Finding::Builtin { .. } => Layer::ExecOperator,
+            Finding::Denied { .. } => Layer::ExecDenyList,
+            Finding::ProgramPath { .. } | Finding::NotAllowed { .. } => Layer::ExecAllowList,
             Finding::Launcher { .. } | Finding::Option { .. } | Finding::Operand { .. } => {
-                layer::FLAGS
+                Layer::ExecFlags
             }
             Finding::Path { .. } | Finding::Stdin { .. } | Finding::Repository { .. } => {
-                layer::PATH
+                Layer::ExecPath
             }
-            Finding::RuleDenied { .. } => layer::RULE,
+            Finding::RuleDenied { .. } => Layer::ExecRule,
         }
     }
 

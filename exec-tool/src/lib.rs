@@ -140,12 +140,12 @@
 //!
 //! // Refusals are guidance for the model.
 //! let refusal = tool.check(&json!({"command": "cat notes.txt | wc -l"}), &context).unwrap_err();
-//! assert_eq!(refusal.layer, "exec.operator");
+//! assert_eq!(refusal.layer.as_str(), "exec.operator");
 //! assert!(refusal.message.contains("no pipes"));
 //! let refusal = tool.check(&json!({"command": "cat /etc/passwd"}), &context).unwrap_err();
-//! assert_eq!(refusal.layer, "exec.path");
+//! assert_eq!(refusal.layer.as_str(), "exec.path");
 //! let refusal = tool.check(&json!({"command": "find . -delete"}), &context).unwrap_err();
-//! assert_eq!(refusal.layer, "exec.flags");
+//! assert_eq!(refusal.layer.as_str(), "exec.flags");
 //!
 //! // Parsing alone needs no workspace.
 //! let parsed = ExecTool::parse(r#"grep -rn "fn main" src"#)?;

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use crate::schema::input_schema;
 use crate::value::{Slot, SlotProblem, quote};
 use crate::{
-    CheckContext, CommandSpec, DenyList, ErrorCode, Invocation, Refusal, SlotName, SlotType,
+    CheckContext, CommandSpec, DenyList, ErrorCode, Invocation, Layer, Refusal, SlotName, SlotType,
     SpecError, Template, Tool, ToolAudit, ToolForm,
 };
 
@@ -173,7 +173,7 @@ impl CommandTool {
         };
         Refusal::new(
             ErrorCode::SlotInvalid,
-            "slot",
+            Layer::Slot,
             format!("unknown argument {}; {takes}", quote(name)),
         )
         .with_slot(name)
@@ -185,7 +185,7 @@ fn refusal(problem: Option<SlotProblem>, slot: &SlotName) -> Refusal {
         || format!("slot {:?} was refused", slot.as_str()),
         |problem| problem.to_string(),
     );
-    Refusal::new(ErrorCode::SlotInvalid, "slot", message).with_slot(slot.as_str())
+    Refusal::new(ErrorCode::SlotInvalid, Layer::Slot, message).with_slot(slot.as_str())
 }
 
 fn not_an_object(value: &Value) -> Refusal {
@@ -198,7 +198,7 @@ fn not_an_object(value: &Value) -> Refusal {
     };
     Refusal::new(
         ErrorCode::InvalidArguments,
-        "arguments",
+        Layer::Arguments,
         format!(
             "the arguments must be a JSON object mapping slot names to values, such as {{\"path\": \"src\"}}; got {kind}"
         ),

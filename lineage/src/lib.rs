@@ -113,6 +113,7 @@ mod command;
 mod deny;
 mod dispatch;
 mod export;
+mod layer;
 mod path;
 mod pointer;
 mod protected;
@@ -136,6 +137,7 @@ pub use deny::{
 };
 pub use dispatch::{Dispatcher, ToolInfo};
 pub use export::{SchemaFormat, export};
+pub use layer::Layer;
 pub use path::{PathRefusal, confine_path};
 pub use pointer::{escape_pointer_segment, unescape_pointer_segment};
 pub use protected::{PROTECTED_PATHS, Protected, is_secret_name};

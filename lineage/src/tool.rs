@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use jig_kernel::{Access, CancelToken, Kernel, KernelError, Limits, Outcome, RunOptions};
 use serde_json::Value;
 
-use crate::ErrorCode;
+use crate::{ErrorCode, Layer};
 
 /// Which form of the lineage a tool belongs to; the order is the order of
 /// strength of the guarantee, strongest first.
@@ -96,11 +96,8 @@ impl Invocation {
 pub struct Refusal {
     /// The code (614 for a slot, 615 for the exec tool...).
     pub code: ErrorCode,
-    /// The layer that refused: `slot`; `exec.arguments`, `exec.operator`,
-    /// `exec.allowlist`, `exec.denylist`, `exec.flags`, `exec.path`,
-    /// `exec.rule`; `policy.denylist`, `policy.allowlist`,
-    /// `policy.approval`; `registry`; `kernel`.
-    pub layer: String,
+    /// The layer that refused.
+    pub layer: Layer,
     /// The slot (or argument) at fault, when there is one.
     pub slot: Option<String>,
     /// What was wrong and what to do instead.
@@ -109,10 +106,10 @@ pub struct Refusal {
 
 impl Refusal {
     /// A refusal with this code, layer and message.
-    pub fn new(code: ErrorCode, layer: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn new(code: ErrorCode, layer: Layer, message: impl Into<String>) -> Self {
         Self {
             code,
-            layer: layer.into(),
+            layer,
             slot: None,
             message: message.into(),
         }
@@ -146,6 +143,10 @@ impl std::error::Error for Refusal {}
 /// What one call came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one result per call, moved once to its caller; boxing would cost every caller a pointer chase for nothing"
+)]
 pub enum ToolResult {
     /// The command ran (whatever its exit code).
     Ran {
@@ -357,7 +358,7 @@ fn start_failed(error: &KernelError) -> Refusal {
     };
     Refusal::new(
         ErrorCode::StartFailed,
-        "kernel",
+        Layer::Kernel,
         format!("the command could not start: {error}{hint}"),
     )
 }

@@ -1,5 +1,6 @@
 //! Asking a person before calls that a rule marks as needing approval.
 
+use jig_lineage::Layer;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -135,7 +136,7 @@ impl Middleware for ApprovalMiddleware {
         let Some(approver) = &self.approver else {
             return ToolResult::Refused(Refusal::new(
                 ErrorCode::ApprovalRequired,
-                "policy.approval",
+                Layer::PolicyApproval,
                 format!(
                     "this call needs a person's approval (rule `{rule}`) and no approver is \
                      configured; do not retry it, ask the user to run it or to approve it"
@@ -152,7 +153,7 @@ impl Middleware for ApprovalMiddleware {
             Approval::Approve => next.run(call),
             Approval::Deny { reason } => ToolResult::Refused(Refusal::new(
                 ErrorCode::ApprovalDenied,
-                "policy.approval",
+                Layer::PolicyApproval,
                 format!(
                     "the approver refused this call (rule `{rule}`): {reason}; \
                      do not retry the same call"

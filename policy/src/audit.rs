@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use jig_lineage::ToolResult;
+use jig_lineage::{Layer, ToolResult};
 use serde_json::{Value, json};
 
 /// What happened to one call, for the audit trail.
@@ -18,7 +18,7 @@ pub struct AuditEvent {
     /// `ran` or `refused`.
     pub verdict: &'static str,
     /// The layer that refused (`policy.denylist`, `slot`, `exec.operator`...).
-    pub layer: Option<String>,
+    pub layer: Option<Layer>,
     /// The refusal's code (614, 615, 616...).
     pub code: Option<u16>,
     /// The refusal's `error_type`.
@@ -65,7 +65,7 @@ impl AuditEvent {
             containment: None,
         };
         if let Some(refusal) = result.refusal() {
-            event.layer = Some(refusal.layer.clone());
+            event.layer = Some(refusal.layer);
             event.code = Some(refusal.code.code());
             event.error_type = Some(refusal.code.error_type());
         }
@@ -92,7 +92,7 @@ impl AuditEvent {
         json!({
             "tool": self.tool,
             "verdict": self.verdict,
-            "layer": self.layer,
+            "layer": self.layer.map(Layer::as_str),
             "code": self.code,
             "error_type": self.error_type,
             "argv": self.argv,
@@ -113,7 +113,7 @@ impl AuditEvent {
             target: "jig::audit",
             tool = %self.tool,
             verdict = self.verdict,
-            layer = self.layer.as_deref().unwrap_or(""),
+            layer = self.layer.map_or("", Layer::as_str),
             code = self.code.unwrap_or(0),
             argv = ?self.argv,
             exit_code = ?self.exit_code,

@@ -181,7 +181,7 @@ pub fn policy_refusal(name: &str, list: PolicyList) -> Refusal {
     };
     Refusal::new(
         ErrorCode::PolicyDenied,
-        format!("policy.{}", list.as_str()),
+        list.layer(),
         format!(
             "tool `{name}` may not run in this environment: {why} ({}); \
              do not retry it, use another of your tools or tell the user what you need",

@@ -20,6 +20,14 @@ impl PolicyList {
             PolicyList::Allowlist => "allowlist",
         }
     }
+
+    /// The layer a refusal by this list reports.
+    pub fn layer(self) -> jig_lineage::Layer {
+        match self {
+            PolicyList::Denylist => jig_lineage::Layer::PolicyDenyList,
+            PolicyList::Allowlist => jig_lineage::Layer::PolicyAllowList,
+        }
+    }
 }
 
 /// The runtime verdict on a tool name; ordered so that combining two

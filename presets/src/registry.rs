@@ -1,6 +1,7 @@
 //! The registry: the visible tools, their schemas, and dispatch of one call
 //! through the policy chain to a tool and the kernel.
 
+use jig_lineage::Layer;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -206,7 +207,7 @@ impl Registry {
         self.tool(name).ok_or_else(|| {
             Refusal::new(
                 ErrorCode::UnknownTool,
-                "registry",
+                Layer::Registry,
                 format!(
                     "there is no tool named `{name}`; the available tools are: {}",
                     self.names().join(", ")
@@ -222,7 +223,7 @@ fn normalize_arguments(arguments: &Value) -> Result<Cow<'_, Value>, Refusal> {
     let invalid = |what: &str| {
         Refusal::new(
             ErrorCode::InvalidArguments,
-            "registry",
+            Layer::Registry,
             format!(
                 "the arguments must be a JSON object such as {{\"pattern\": \"TODO\"}}; {what}"
             ),

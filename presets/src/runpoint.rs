@@ -21,6 +21,7 @@
 //!
 //! [`FullPreset::build`]: crate::FullPreset::build
 
+use jig_lineage::Layer;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
@@ -105,7 +106,7 @@ impl Tool for RunPoint {
 }
 
 fn refused(message: String) -> Refusal {
-    Refusal::new(ErrorCode::RunRefused, "run.program", message)
+    Refusal::new(ErrorCode::RunRefused, Layer::RunProgram, message)
 }
 
 impl Guard {
@@ -164,7 +165,7 @@ impl Guard {
                 } else {
                     ErrorCode::SlotInvalid
                 };
-                Err(Refusal::new(code, "run.path", message))
+                Err(Refusal::new(code, Layer::RunPath, message))
             }
         }
     }
@@ -248,7 +249,7 @@ fn vet_env(invocation: &Invocation) -> Result<(), Refusal> {
         }
         return Err(Refusal::new(
             ErrorCode::RunRefused,
-            "run.env",
+            Layer::RunEnv,
             format!(
                 "the tool asks to set `{key}` for its program, which no tool may set (it can \
                  change what the program loads or runs)"

@@ -4,7 +4,7 @@
 use jig_agent::{
     AgentLoop, ChatError, ChatModel, Dispatcher, LoopError, Message, Mode, PromptBuilder, ToolInfo,
 };
-use jig_lineage::{ErrorCode, Refusal, ToolResult};
+use jig_lineage::{ErrorCode, Layer, Refusal, ToolResult};
 use jig_presets::FullPreset;
 use jig_toolcall::{CallOutcome, extract_call};
 use serde_json::{Value, json};
@@ -90,7 +90,7 @@ impl Dispatcher for Done {
     }
 
     fn dispatch(&self, _: &str, _: &Value) -> ToolResult {
-        ToolResult::Refused(Refusal::new(ErrorCode::UnknownTool, "test", "no"))
+        ToolResult::Refused(Refusal::new(ErrorCode::UnknownTool, Layer::Registry, "no"))
     }
 }
 

@@ -98,7 +98,11 @@ fn render_action(action: &Action) -> String {
     match action {
         Action::Called { call, result, .. } => {
             let outcome = match result.refusal() {
-                Some(refusal) => format!("refused {} by {}", refusal.code.code(), refusal.layer),
+                Some(refusal) => format!(
+                    "refused {} by {}",
+                    refusal.code.code(),
+                    refusal.layer.as_str()
+                ),
                 None => "ran".to_owned(),
             };
             format!("called {} -> {outcome}", call.to_json())

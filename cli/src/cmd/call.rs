@@ -1,6 +1,7 @@
 //! `jig call`: one call through the registry, printed as the model reads it
 //! (or as one JSON object with `--json`).
 
+use jig_lineage::Layer;
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::process::ExitCode;
@@ -166,7 +167,7 @@ fn read_stdin(limit: u64) -> Result<Vec<u8>, CliError> {
 fn not_utf8(valid_up_to: usize) -> Refusal {
     Refusal::new(
         ErrorCode::InvalidArguments,
-        "arguments",
+        Layer::Arguments,
         format!(
             "the arguments are not valid UTF-8 (the byte at offset {valid_up_to} is not); \
              send them as a JSON object in UTF-8, with any other text escaped as \\uXXXX"

@@ -67,7 +67,7 @@ fn allow_and_deny_layers() {
             .as_ref()
             .err()
             .unwrap_or_else(|| panic!("accepted: {command}"));
-        assert_eq!(refusal.layer, *layer, "{command}");
+        assert_eq!(refusal.layer.as_str(), *layer, "{command}");
         rendered.push((*command, result));
     }
     insta::assert_snapshot!("allow_and_deny_refusals", render(&rendered));
@@ -80,7 +80,7 @@ fn deny_list_is_configurable() {
         .deny(DenyList::default().deny(["git"]))
         .build();
     let refusal = ws.check(&tool, "git status").unwrap_err();
-    assert_eq!(refusal.layer, "exec.denylist");
+    assert_eq!(refusal.layer.as_str(), "exec.denylist");
     // A denied program is not advertised either.
     assert!(!tool.description().contains("git"));
     use jig_lineage::Tool;

@@ -133,7 +133,7 @@ fn mode_b_each_binary_allowed() {
         } else {
             attacks.add(&case.category, result.is_err());
             if let Err(refusal) = &result {
-                layers.add(&refusal.layer, true);
+                layers.add(refusal.layer.as_str(), true);
                 if std::env::var_os("JIG_CORPUS_VERBOSE").is_some() {
                     println!(
                         "  {} [{}] -> {}",

@@ -163,7 +163,7 @@ fn repositories_outside_the_workspace_are_refused() {
     let refusal = ws
         .check(&ExecTool::builder().build(), "git log")
         .unwrap_err();
-    assert_eq!(refusal.layer, "exec.path");
+    assert_eq!(refusal.layer.as_str(), "exec.path");
     assert!(
         refusal.message.contains("outside the workspace"),
         "{}",

@@ -62,7 +62,7 @@ fn ask_and_deny_rules_in_check() {
     let invocation = ws.check(&tool, "git log -3").unwrap();
     assert_eq!(invocation.needs_approval.as_deref(), Some("git *"));
     let refusal = ws.check(&tool, "git log --all --oneline").unwrap_err();
-    assert_eq!(refusal.layer, "exec.rule");
+    assert_eq!(refusal.layer.as_str(), "exec.rule");
     insta::assert_snapshot!("rule_denied", refusal.render());
     let invocation = ws.check(&tool, "ls").unwrap();
     assert_eq!(invocation.needs_approval, None);

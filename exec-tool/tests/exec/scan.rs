@@ -35,7 +35,7 @@ fn tokenizer_follows_posix_quoting() {
     }
     for unclosed in ["a 'b", "a \"b", "a \\", "a \"b\\\""] {
         let refusal = tokenize(unclosed).unwrap_err();
-        assert_eq!(refusal.layer, "exec.operator", "{unclosed:?}");
+        assert_eq!(refusal.layer.as_str(), "exec.operator", "{unclosed:?}");
     }
 }
 
@@ -158,7 +158,7 @@ fn operator_scan_refusals() {
             .as_ref()
             .err()
             .unwrap_or_else(|| panic!("accepted: {command:?}"));
-        assert_eq!(refusal.layer, "exec.operator", "{command:?}");
+        assert_eq!(refusal.layer.as_str(), "exec.operator", "{command:?}");
         assert_eq!(refusal.code.code(), 615, "{command:?}");
     }
     insta::assert_snapshot!("operator_refusals", render(&cases));

@@ -102,7 +102,7 @@ pub(crate) fn render(cases: &[(&str, Result<jig_lineage::Invocation, Refusal>)])
             Ok(invocation) => format!("{command:?}\n  => allowed {:?}\n", invocation.argv),
             Err(refusal) => format!(
                 "{command:?}\n  => {}: {}\n",
-                refusal.layer,
+                refusal.layer.as_str(),
                 refusal.render()
             ),
         })

@@ -50,7 +50,7 @@ fn launchers_are_refused_whatever_the_allow_list() {
         let refusal = ws
             .check(&allowing_program_of(command), command)
             .unwrap_err();
-        assert_eq!(refusal.layer, "exec.flags", "{command}");
+        assert_eq!(refusal.layer.as_str(), "exec.flags", "{command}");
     }
 }
 

@@ -26,7 +26,7 @@ fn arguments_are_one_command_string() {
         .map(|arguments| {
             let refusal = tool.check(arguments, &ws.context()).unwrap_err();
             assert_eq!(refusal.code.code(), 620);
-            assert_eq!(refusal.layer, "exec.arguments");
+            assert_eq!(refusal.layer.as_str(), "exec.arguments");
             refusal.render()
         })
         .collect();

@@ -295,7 +295,7 @@ fn refused_values() {
     for (rule, arguments, slot) in cases {
         let refusal = tool.check_in(&arguments, &ws.root).unwrap_err();
         assert_eq!(refusal.code, ErrorCode::SlotInvalid, "{rule}");
-        assert_eq!(refusal.layer, "slot", "{rule}");
+        assert_eq!(refusal.layer.as_str(), "slot", "{rule}");
         assert_eq!(refusal.slot.as_deref(), Some(slot), "{rule}");
         assert!(refusal.message.starts_with(char::is_lowercase), "{rule}");
         report.push_str(&format!("{rule}\n  {}\n", refusal.render()));

@@ -21,7 +21,7 @@ fn a_visible_but_denied_tool_is_never_reached() {
     let refusal = result.refusal().unwrap();
     assert_eq!(refusal.code.code(), 616);
     assert_eq!(refusal.code.error_type(), "tool_policy_denied");
-    assert_eq!(refusal.layer, "policy.denylist");
+    assert_eq!(refusal.layer.as_str(), "policy.denylist");
     assert_eq!(tool.reached(), 0, "the tool's validation must not run");
     insta::assert_snapshot!("denylist_refusal", result.text());
 }
@@ -36,7 +36,7 @@ fn the_allow_list_narrows() {
         &Call::new(&tool, &args, context(&kernel)),
         &terminal(&kernel),
     );
-    assert_eq!(result.refusal().unwrap().layer, "policy.allowlist");
+    assert_eq!(result.refusal().unwrap().layer.as_str(), "policy.allowlist");
     assert_eq!(tool.reached(), 0);
     insta::assert_snapshot!("allowlist_refusal", result.text());
 }

@@ -39,7 +39,7 @@ fn check(label: &str, result: &ToolResult, expect: &Expect) {
         }
         (Expect::Refused(code, layer), ToolResult::Refused(refusal)) => {
             assert_eq!(refusal.code.code(), *code, "{label}: {}", result.text());
-            assert_eq!(refusal.layer, *layer, "{label}: {}", result.text());
+            assert_eq!(refusal.layer.as_str(), *layer, "{label}: {}", result.text());
         }
         _ => panic!("{label}: expected {expect:?}, got {}", result.text()),
     }

@@ -117,7 +117,12 @@ fn an_integrators_tool_cannot_set_ld_preload_or_run_a_denied_program() {
         let result = registry.dispatch("integrators", &json!({}));
         let refusal = refusal(&result);
         assert_eq!(refusal.code, ErrorCode::RunRefused, "{invocation:?}");
-        assert_eq!(refusal.layer, layer, "{invocation:?}: {}", refusal.message);
+        assert_eq!(
+            refusal.layer.as_str(),
+            layer,
+            "{invocation:?}: {}",
+            refusal.message
+        );
     }
     // A neutral variable is fine.
     let registry = integrator_registry(
@@ -386,7 +391,8 @@ fn protected_paths_are_never_written_and_secrets_never_read() {
         let result = registry.dispatch(tool, &arguments);
         let refusal = refusal(&result);
         assert_eq!(
-            refusal.layer, "run.path",
+            refusal.layer.as_str(),
+            "run.path",
             "{arguments}: {}",
             refusal.message
         );
