@@ -1,9 +1,7 @@
 //! Why a command line was refused: one variant per reason, each carrying the
 //! offending input, each rendered as guidance for the model.
 
-use std::borrow::Cow;
-
-use jig_lineage::{ErrorCode, Layer, PathRefusal, Refusal};
+use jig_lineage::{ErrorCode, Layer, Refusal};
 
 /// One reason to refuse a command line. `Display` is the guidance the model
 /// reads; [`Finding::layer`] says which layer refused.
@@ -112,51 +110,14 @@ pub(crate) enum Finding {
     )]
     NotAllowed { program: String, allowed: String },
 
-    /// A program that launches the command given in its arguments.
-    #[error(
-        "`{program}` runs another program given in its arguments; run the program you need directly, one simple command per call"
-    )]
-    Launcher { program: String },
-
-    /// A refused option.
-    #[error("{program}: the option `{option}` {reason}")]
-    Option {
-        program: String,
-        option: String,
-        reason: Cow<'static, str>,
-    },
-
-    /// A refused operand (non-option argument) or command form.
-    #[error("{program}: {reason}")]
-    Operand {
-        program: String,
-        operand: String,
-        reason: Cow<'static, str>,
-    },
-
-    /// A path argument outside the workspace (or a special file).
-    #[error("{program}: {source}")]
-    Path {
-        program: String,
-        #[source]
-        source: PathRefusal,
-    },
-
-    /// The program would read standard input, which is closed.
-    #[error(
-        "{program}: with no file to read it reads standard input, which is always empty here; name the file to read (and `-` is standard input too)"
-    )]
-    Stdin { program: String },
-
-    /// The repository git would use keeps its data outside the workspace.
-    #[error(
-        "git: this repository keeps its data in {gitdir:?}, outside the workspace; the exec tool runs git only on repositories stored inside the workspace"
-    )]
-    Repository { gitdir: String },
-
     /// A permission rule with the `deny` effect matched.
     #[error("the command matches the rule `{rule}`, which refuses it; do not retry it")]
     RuleDenied { rule: String },
+
+    /// The program's table refused the command (layer 4 and its path
+    /// confinement).
+    #[error(transparent)]
+    Program(#[from] jig_programs::Finding),
 }
 
 fn operator_guidance(op: &str) -> String {
@@ -208,12 +169,7 @@ impl Finding {
             | Finding::Builtin { .. } => Layer::ExecOperator,
             Finding::Denied { .. } => Layer::ExecDenyList,
             Finding::ProgramPath { .. } | Finding::NotAllowed { .. } => Layer::ExecAllowList,
-            Finding::Launcher { .. } | Finding::Option { .. } | Finding::Operand { .. } => {
-                Layer::ExecFlags
-            }
-            Finding::Path { .. } | Finding::Stdin { .. } | Finding::Repository { .. } => {
-                Layer::ExecPath
-            }
+            Finding::Program(finding) => finding.layer(),
             Finding::RuleDenied { .. } => Layer::ExecRule,
         }
     }
@@ -225,31 +181,5 @@ impl Finding {
             _ => ErrorCode::ExecRefused,
         };
         Refusal::new(code, self.layer(), self.to_string()).with_slot("command")
-    }
-
-    /// A refused option of `program`.
-    pub(crate) fn option(
-        program: &str,
-        option: &str,
-        reason: impl Into<Cow<'static, str>>,
-    ) -> Self {
-        Finding::Option {
-            program: program.to_owned(),
-            option: option.to_owned(),
-            reason: reason.into(),
-        }
-    }
-
-    /// A refused operand or form of `program`.
-    pub(crate) fn operand(
-        program: &str,
-        operand: &str,
-        reason: impl Into<Cow<'static, str>>,
-    ) -> Self {
-        Finding::Operand {
-            program: program.to_owned(),
-            operand: operand.to_owned(),
-            reason: reason.into(),
-        }
     }
 }

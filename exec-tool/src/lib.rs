@@ -160,23 +160,14 @@
 #![forbid(unsafe_code)]
 
 mod allow;
-mod argv;
-mod class;
 mod finding;
-mod gitenv;
 mod lexer;
-mod options;
 mod rules;
 mod scan;
-mod spec;
-mod tables;
 mod tool;
 
 pub use allow::{AllowList, AllowListError, DEFAULT_READ_ONLY};
-pub use argv::{ProgramVerdict, judge_argv};
-pub use class::{CommandClass, classify};
-pub use gitenv::{FIXED_CONFIG as GIT_CONFIG, FIXED_ENV as GIT_ENV};
+pub use jig_programs::{CommandClass, classify};
 pub use rules::{PermissionRule, RuleEffect, RuleError, RuleSubject};
 pub use scan::{ParsedCommand, tokenize};
-pub use tables::{TableExample, table_examples};
 pub use tool::{EXEC_TOOL_NAME, ExecConfig, ExecTool};

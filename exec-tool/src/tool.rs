@@ -2,18 +2,16 @@
 //! interface.
 
 use jig_lineage::{
-    CheckContext, DenyList, Invocation, Refusal, Tool, ToolAudit, ToolForm, confine_path,
-    program_name,
+    CheckContext, DenyList, Invocation, Refusal, Tool, ToolAudit, ToolForm, program_name,
 };
 use serde_json::{Value, json};
 
+use jig_programs::{CommandClass, Untabled};
+
 use crate::allow::AllowList;
-use crate::class::CommandClass;
 use crate::finding::Finding;
-use crate::gitenv::git_env;
 use crate::rules::{PermissionRule, RuleEffect};
 use crate::scan::{Assignments, ParsedCommand, scan};
-use crate::spec::{self, Judged, Lookup};
 
 /// The name the model calls the exec tool by.
 pub const EXEC_TOOL_NAME: &str = "exec";
@@ -137,7 +135,6 @@ impl ExecTool {
         // Layer 3: what a shell would read differently.
         let parsed = scan(command, Assignments::Refuse)?;
         let program = parsed.program();
-        let args = parsed.args();
         // Layer 2 wins over layer 1, whatever the spelling.
         let name = program_name(program);
         if self.config.deny.is_denied(program) {
@@ -168,30 +165,9 @@ impl ExecTool {
                 },
             });
         }
-        // Layer 4: the program's table.
-        let judged = match spec::lookup(program) {
-            Lookup::Launcher => {
-                return Err(Finding::Launcher {
-                    program: program.to_owned(),
-                });
-            }
-            Lookup::Spec(found) => spec::judge(program, found, args)?,
-            Lookup::Generic => spec::judge_generic(program, args)?,
-        };
-        // Path confinement of every argument that names a file.
-        let root = context.root;
-        for value in &judged.paths {
-            confine_path(root, value).map_err(|source| Finding::Path {
-                program: program.to_owned(),
-                source,
-            })?;
-        }
-        let Judged {
-            class,
-            env,
-            git_dirs,
-            ..
-        } = judged;
+        // Layer 4: the program's table, and path confinement of every
+        // argument that names a file.
+        let verdict = jig_programs::judge_command(parsed.argv(), context, Untabled::Confine)?;
         // Permission rules, on the parsed argv: deny rules come first (the
         // list is sorted by effect when the tool is built).
         let rule = self.config.rules.iter().find(|rule| rule.matches(&parsed));
@@ -200,17 +176,11 @@ impl ExecTool {
                 rule: rule.as_str().to_owned(),
             });
         }
-        let mut invocation =
-            Invocation::new(parsed.into_argv()).with_read_only(class.is_read_only());
+        let mut invocation = Invocation::new(parsed.into_argv()).with_read_only(verdict.read_only);
         if let Some(rule) = rule {
             invocation = invocation.with_approval(rule.as_str());
         }
-        if let Some(dirs) = git_dirs {
-            for (key, value) in git_env(root, &dirs)? {
-                invocation = invocation.with_env(key, value);
-            }
-        }
-        for (key, value) in env {
+        for (key, value) in verdict.env {
             invocation = invocation.with_env(key, value);
         }
         Ok(invocation)

@@ -2,8 +2,9 @@
 
 use std::collections::BTreeSet;
 
-/// The default deny list: destructive and privilege tools, shells and
-/// interpreters, and launchers that run another command.
+/// The default deny list's own names: destructive and privilege tools,
+/// shells, network fetchers; [`DenyList::default`] adds
+/// [`DEFAULT_DENIED_INTERPRETERS`] and [`LAUNCHERS`].
 ///
 /// Interpreters are denied because any argument can become code for them;
 /// an integrator who wants `python3` for a fixed script writes a command tool
@@ -62,32 +63,6 @@ pub const DEFAULT_DENIED: &[&str] = &[
     "fish",
     "ash",
     "busybox",
-    // launchers that run another command
-    "env",
-    "xargs",
-    "nohup",
-    "timeout",
-    "nice",
-    "ionice",
-    "setsid",
-    "strace",
-    "ltrace",
-    "gdb",
-    "chroot",
-    "unshare",
-    "nsenter",
-    "flock",
-    "stdbuf",
-    "taskset",
-    "chrt",
-    "watch",
-    "script",
-    "runuser",
-    "setpriv",
-    "capsh",
-    "time",
-    "parallel",
-    "expect",
     // programs that run a shell from their own language (`dc`'s `!`,
     // `emacs --eval`) and have no table that could judge it; the restricted
     // shell (launchers with tables, `npx` or `vim -c`, are judged there)
@@ -107,6 +82,99 @@ pub const DEFAULT_DENIED: &[&str] = &[
     "telnet",
     "ftp",
     "rsync",
+];
+
+/// Launchers: programs whose job is to run another program named in their
+/// arguments, or to run one in another context (privileges, namespaces,
+/// schedules, sessions, terminals). Part of [`DenyList::default`]; the exec
+/// tool's tables refuse them even when lifted, and the run point refuses a
+/// program reaching one through a subcommand
+/// ([`DEFAULT_DENIED_SUBCOMMANDS`]). The one list: every crate that names
+/// launchers uses this.
+pub const LAUNCHERS: &[&str] = &[
+    "env",
+    "xargs",
+    "nohup",
+    "timeout",
+    "nice",
+    "ionice",
+    "setsid",
+    "strace",
+    "ltrace",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "flock",
+    "stdbuf",
+    "taskset",
+    "chrt",
+    "watch",
+    "script",
+    "runuser",
+    "setpriv",
+    "capsh",
+    "time",
+    "parallel",
+    "expect",
+    "sudo",
+    "su",
+    "doas",
+    "pkexec",
+    "busybox",
+    "toybox",
+    "run-parts",
+    "start-stop-daemon",
+    "systemd-run",
+    "systemd-nspawn",
+    "firejail",
+    "bwrap",
+    "proot",
+    "fakeroot",
+    "fakechroot",
+    "torsocks",
+    "proxychains",
+    "proxychains4",
+    "tsocks",
+    "npx",
+    "pnpx",
+    "bunx",
+    "uvx",
+    "pipx",
+    "numactl",
+    "cgexec",
+    "sg",
+    "newgrp",
+    "dbus-launch",
+    "dbus-run-session",
+    "perf",
+    "catchsegv",
+    "rlwrap",
+    "unbuffer",
+    "setarch",
+    "linux32",
+    "linux64",
+    "prlimit",
+    "cpulimit",
+    "trickle",
+    "tini",
+    "dumb-init",
+    "entr",
+    "watchexec",
+    "nodemon",
+    "at",
+    "batch",
+    "tmux",
+    "screen",
+    "daemonize",
+    "chpst",
+    "xdg-open",
+    "sensible-browser",
+    "sensible-editor",
+    "sensible-pager",
+    "x-www-browser",
+    "ssh-agent",
+    "ip",
+    "gdb",
 ];
 
 /// Interpreters, denied by default because any argument can become code for
@@ -203,6 +271,7 @@ impl Default for DenyList {
             names: DEFAULT_DENIED
                 .iter()
                 .chain(DEFAULT_DENIED_INTERPRETERS)
+                .chain(LAUNCHERS)
                 .map(|s| (*s).to_owned())
                 .collect(),
             prefixes: DEFAULT_DENIED_PREFIXES

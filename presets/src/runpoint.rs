@@ -125,15 +125,14 @@ impl Guard {
         vet_env(&invocation)?;
         // The exec tool judged its command by these same tables; every
         // other form (and any integrator's tool) is judged here.
-        let verdict = jig_exec_tool::judge_argv(&invocation.argv, context);
-        let verdict = match verdict {
-            Ok(verdict) => verdict,
+        let (paths, env) = match jig_programs::judge_argv(&invocation.argv, context) {
+            Ok(verdict) => (verdict.paths, verdict.env),
             Err(refusal) if !judged_by_tables => return Err(refusal),
-            Err(_) => jig_exec_tool::ProgramVerdict::default(),
+            Err(_) => (Vec::new(), Vec::new()),
         };
-        self.vet_paths(&invocation, &verdict.paths, form)?;
+        self.vet_paths(&invocation, &paths, form)?;
         if !judged_by_tables {
-            for (key, value) in verdict.env {
+            for (key, value) in env {
                 invocation.env.retain(|(k, _)| *k != key);
                 invocation.env.push((key, value));
             }
@@ -264,7 +263,7 @@ fn git_key(key: &str) -> bool {
         key.strip_prefix(prefix)
             .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
     };
-    jig_exec_tool::GIT_ENV.iter().any(|(k, _)| *k == key)
+    jig_programs::GIT_ENV.iter().any(|(k, _)| *k == key)
         || key == "GIT_CEILING_DIRECTORIES"
         || key == "GIT_CONFIG_COUNT"
         || indexed("GIT_CONFIG_KEY_")

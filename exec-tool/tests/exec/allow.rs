@@ -53,7 +53,11 @@ fn allow_and_deny_layers() {
         (&permissive, "SH -c id", "exec.denylist"),
         (&permissive, "env sh", "exec.denylist"),
         (&permissive, "timeout 5 sh", "exec.denylist"),
-        (&permissive, "run-parts --regex '^sh$' /bin", "exec.flags"),
+        (
+            &permissive,
+            "run-parts --regex '^sh$' /bin",
+            "exec.denylist",
+        ),
         (
             &permissive,
             "/usr/bin/python3 -c 'print(1)'",

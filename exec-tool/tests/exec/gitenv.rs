@@ -2,8 +2,9 @@
 //! would run programs on read-only commands runs none of them through the
 //! exec tool (while plain git, as a control, does).
 
-use jig_exec_tool::{ExecTool, GIT_CONFIG, GIT_ENV};
+use jig_exec_tool::ExecTool;
 use jig_lineage::{RunContext, Tool};
+use jig_programs::{GIT_CONFIG, GIT_ENV};
 use serde_json::json;
 
 use crate::support::Workspace;

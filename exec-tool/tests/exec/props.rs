@@ -171,7 +171,7 @@ fn denying_more_never_allows_more() {
 #[test]
 fn checking_any_text_is_total() {
     let ws = Workspace::new();
-    let programs: Vec<&str> = jig_exec_tool::table_examples()
+    let programs: Vec<&str> = jig_programs::table_examples()
         .iter()
         .map(|e| e.program)
         .collect();

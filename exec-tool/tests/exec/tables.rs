@@ -1,7 +1,9 @@
 //! Layer 4: every table's own examples (must allow, must refuse), run with
 //! the program on the allow list, plus the launchers.
 
-use jig_exec_tool::table_examples;
+use jig_exec_tool::{AllowList, ExecTool};
+use jig_lineage::DenyList;
+use jig_programs::table_examples;
 
 use crate::support::{Workspace, allowing_program_of, render};
 
@@ -47,9 +49,18 @@ fn launchers_are_refused_whatever_the_allow_list() {
         "ip netns exec x id",
         "tmux new x",
     ] {
+        // On the default deny list (the lineage's one launcher list)...
         let refusal = ws
             .check(&allowing_program_of(command), command)
             .unwrap_err();
+        assert_eq!(refusal.layer.as_str(), "exec.denylist", "{command}");
+        // ...and still refused by layer 4 when an integrator lifts the deny.
+        let program = command.split_whitespace().next().unwrap_or_default();
+        let lifted = ExecTool::builder()
+            .allow(AllowList::new([program]).unwrap())
+            .deny(DenyList::default().dangerous_allow([program]))
+            .build();
+        let refusal = ws.check(&lifted, command).unwrap_err();
         assert_eq!(refusal.layer.as_str(), "exec.flags", "{command}");
     }
 }

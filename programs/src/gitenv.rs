@@ -109,7 +109,7 @@ const MAX_BYTES: u64 = 1 << 20;
 
 /// The environment of one git run in `root`, entering the `-C` folders
 /// `dirs` in order.
-pub(crate) fn git_env(root: &Path, dirs: &[String]) -> Result<Vec<(String, String)>, Finding> {
+pub fn git_env(root: &Path, dirs: &[String]) -> Result<Vec<(String, String)>, Finding> {
     let mut env: Vec<(String, String)> = FIXED_ENV
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))

@@ -58,7 +58,7 @@ impl std::fmt::Display for CommandClass {
 /// reported in [`Invocation::read_only`](jig_lineage::Invocation::read_only).
 ///
 /// ```
-/// use jig_exec_tool::{CommandClass, classify};
+/// use jig_programs::{CommandClass, classify};
 ///
 /// assert_eq!(classify(&["grep", "-rn", "TODO", "src"]), CommandClass::Search);
 /// assert_eq!(classify(&["git", "log", "-3"]), CommandClass::Read);

@@ -38,14 +38,16 @@ pub(crate) enum Judge {
     Custom(fn(&Ctx<'_>, &[String]) -> Result<Judged, Finding>),
 }
 
-/// Everything the exec tool knows about one program.
+/// Everything jig knows about one program: its names, class, option
+/// table, operand rule, extra rules, environment and examples. Opaque: use
+/// [`judge`] and [`lookup`].
 #[derive(Debug)]
-pub(crate) struct Spec {
+pub struct Spec {
     /// Names it is run by (`grep`, `egrep`); a trailing version
     /// (`python3.11`, `gcc-12`) also matches.
     pub(crate) names: &'static [&'static str],
     /// Its class when the command is accepted.
-    pub(crate) class: CommandClass,
+    pub class: CommandClass,
     /// Its options.
     pub(crate) table: Table,
     /// Its operands.
@@ -53,7 +55,7 @@ pub(crate) struct Spec {
     /// Extra rules.
     pub(crate) judge: Judge,
     /// Variables every run of it gets (neutralizing configuration files).
-    pub(crate) env: &'static [(&'static str, &'static str)],
+    pub env: &'static [(&'static str, &'static str)],
     /// Commands the table must accept (checked by a test).
     pub(crate) allows: &'static [&'static str],
     /// Commands the table must refuse (checked by a test).
@@ -71,16 +73,17 @@ pub(crate) struct Ctx<'a> {
 
 /// What judging found: the files to confine, the class, the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Judged {
+#[non_exhaustive]
+pub struct Judged {
     /// The class of the accepted command.
-    pub(crate) class: CommandClass,
+    pub class: CommandClass,
     /// Arguments (or parts of them) that name files.
-    pub(crate) paths: Vec<String>,
+    pub paths: Vec<String>,
     /// Variables for the run.
-    pub(crate) env: Vec<(String, String)>,
+    pub env: Vec<(String, String)>,
     /// For git: the `-C` folders, in order (the repository is looked up
     /// from there to neutralize its configuration).
-    pub(crate) git_dirs: Option<Vec<String>>,
+    pub git_dirs: Option<Vec<String>>,
 }
 
 impl Judged {
@@ -140,9 +143,10 @@ pub(crate) fn guess_paths(text: &str) -> impl Iterator<Item = &str> {
     whole.into_iter().chain(after_colon)
 }
 
-/// How the exec tool treats a program name.
+/// How a program name is treated.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Lookup {
+#[non_exhaustive]
+pub enum Lookup {
     /// A program with a table.
     Spec(&'static Spec),
     /// A program that runs another program: always refused.
@@ -153,9 +157,9 @@ pub(crate) enum Lookup {
 }
 
 /// Finds how `program` (a bare name) is treated.
-pub(crate) fn lookup(program: &str) -> Lookup {
+pub fn lookup(program: &str) -> Lookup {
     let find = |name: &str| {
-        if tables::LAUNCHERS.contains(&name) {
+        if jig_lineage::LAUNCHERS.contains(&name) {
             return Some(Lookup::Launcher);
         }
         tables::SPECS
@@ -172,11 +176,7 @@ pub(crate) fn lookup(program: &str) -> Lookup {
 }
 
 /// Judges `args` of `program` against its spec.
-pub(crate) fn judge(
-    program: &str,
-    spec: &'static Spec,
-    args: &[String],
-) -> Result<Judged, Finding> {
+pub fn judge(program: &str, spec: &'static Spec, args: &[String]) -> Result<Judged, Finding> {
     let ctx = Ctx { program, spec };
     let mut judged = match spec.judge {
         Judge::Custom(custom) => custom(&ctx, args)?,
@@ -196,7 +196,7 @@ pub(crate) fn judge(
 }
 
 /// Judges a program without a table.
-pub(crate) fn judge_generic(program: &str, args: &[String]) -> Result<Judged, Finding> {
+pub fn judge_generic(program: &str, args: &[String]) -> Result<Judged, Finding> {
     const GENERIC: Table = Table {
         options: &[],
         unknown: Unknown::Flag,

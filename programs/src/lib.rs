@@ -1,0 +1,57 @@
+//! What jig knows about the programs it runs, for every tool form.
+//!
+//! A command tool fixes its program and lets the model fill slots; the exec
+//! tool lets the model write the arguments of an allowed program. Either
+//! way, the program reads its argv with its own grammar: `sed` reads a
+//! script, `find` an expression, `git` revisions and configuration. This
+//! crate holds that knowledge once, so that the exec tool's layer 4, the
+//! run point every form passes (`jig-presets`), the descriptor loader and
+//! `jig check` judge the same argv the same way:
+//!
+//! - **the tables** ([`lookup`], [`judge`], [`judge_argv`]): one per
+//!   program, listing the options and script constructs it accepts or
+//!   refuses, which arguments name files (confined to the workspace), the
+//!   command's class ([`CommandClass`], read-only or not), and the
+//!   environment every run of it needs; every table carries commands it
+//!   must allow and must refuse ([`table_examples`]), checked by the tests;
+//! - **the hardening** each program needs whatever form runs it: git's
+//!   neutralizing environment ([`GIT_ENV`], [`GIT_CONFIG`], [`git_env`]);
+//! - **the launchers**: programs whose job is to run another program are
+//!   never judged by a table; they are refused ([`Lookup::Launcher`], from
+//!   the lineage's one list [`jig_lineage::LAUNCHERS`]).
+//!
+//! The deny families (shells, interpreters, launchers, versioned names,
+//! multi-call binaries) stay in `jig-lineage`, the lowest layer that refuses
+//! a program (a command tool naming one is refused when it is built); this
+//! crate and the run point use them from there, so there is one list.
+//!
+//! Judging is pure except for [`git_env`] and [`judge_argv`], which look for
+//! the repository git would use (reading `.git` files and configuration,
+//! never running anything).
+//!
+//! ```
+//! use jig_programs::{CommandClass, Lookup, judge, lookup};
+//!
+//! let args = |words: &[&str]| words.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+//! let Lookup::Spec(sed) = lookup("sed") else { panic!("sed has a table") };
+//! let judged = judge("sed", sed, &args(&["-n", "1,5p", "notes.txt"])).unwrap();
+//! assert_eq!(judged.class, CommandClass::Read);
+//! assert_eq!(judged.paths, ["notes.txt"]);
+//! // sed's `w` command writes a file: refused.
+//! assert!(judge("sed", sed, &args(&["-n", "1w/tmp/x", "notes.txt"])).is_err());
+//! ```
+
+mod argv;
+mod class;
+mod finding;
+mod gitenv;
+mod options;
+mod spec;
+mod tables;
+
+pub use argv::{ProgramVerdict, Untabled, judge_argv, judge_command};
+pub use class::{CommandClass, classify};
+pub use finding::Finding;
+pub use gitenv::{FIXED_CONFIG as GIT_CONFIG, FIXED_ENV as GIT_ENV, git_env};
+pub use spec::{Judged, Lookup, Spec, judge, judge_generic, lookup};
+pub use tables::{TableExample, table_examples};
