@@ -42,7 +42,7 @@
 //! Every git run also gets an environment that neutralizes configuration
 //! which would make read-only git run programs (`core.fsmonitor`, pagers,
 //! diff drivers and filters, signature programs, transports), including the
-//! repository's own `.git/config`: see [`GIT_ENV`] and [`GIT_CONFIG`].
+//! repository's own `.git/config`: see [`jig_programs::GIT_ENV`] and [`jig_programs::GIT_CONFIG`].
 //!
 //! Accepted commands are classified ([`CommandClass`]: search, read, list,
 //! neutral, other) and reported read-only through

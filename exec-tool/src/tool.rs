@@ -83,8 +83,8 @@ impl ExecConfig {
 /// The free-text exec tool: the model writes one command line, and five
 /// layers decide whether it runs (see the crate documentation).
 ///
-/// Build one with [`ExecTool::builder`]; [`Tool::check`] is the dry run,
-/// [`Tool::run`] checks and runs through the kernel.
+/// Build one with [`ExecTool::builder`]; [`Tool::check`] is the dry run and
+/// answers the invocation the registry runs.
 #[derive(Debug, Clone)]
 pub struct ExecTool {
     config: ExecConfig,

@@ -42,8 +42,8 @@
 //!   the same [`CommandSpec`] value built by the same function,
 //!   [`CommandTool::build`]: there is no second validation path.
 //! - **The dry run is the run.** [`Tool::check`] needs no I/O beyond path
-//!   checks and returns the exact [`Invocation`] that [`Tool::run`] hands
-//!   to the kernel; `run` always checks first. A refusal is a value (a
+//!   checks and returns the exact [`Invocation`] that the registry hands
+//!   to the kernel after the run point vetted it. A refusal is a value (a
 //!   [`Refusal`] whose text names the slot and says how to succeed), never
 //!   a panic.
 //!
@@ -55,8 +55,9 @@
 //!
 //! # Non-goals
 //!
-//! - Does not spawn processes: [`execute`] hands the argv to `jig-kernel`,
-//!   which owns the working directory, the timeout and the output budget.
+//! - Does not spawn or run anything: the registry (`jig-presets`) hands the
+//!   vetted argv to `jig-kernel`, which owns the working directory, the
+//!   timeout and the output budget.
 //! - Does not read descriptor files: see `jig-descriptor`, which parses them
 //!   into a [`CommandSpec`] and calls [`CommandTool::build`].
 //! - Does not decide which tools may run now (see `jig-policy`) and does
@@ -98,8 +99,9 @@
 //!
 //! [`Tool::check`] is the same dry run for any tool: it takes a
 //! [`CheckContext`] (the canonical root and the search path), never the
-//! kernel. With a [`jig_kernel::Kernel`], [`Tool::run`] runs the checked
-//! argv (see [`RunContext`]).
+//! kernel. No tool runs anything: the registry (`jig-presets`) is the one
+//! caller of the kernel; it hands the vetted argv to the kernel with
+//! [`Invocation::run_options`] and reports with [`ToolResult::from_run`].
 //!
 //! # Features
 //!
@@ -144,6 +146,4 @@ pub use protected::{PROTECTED_PATHS, Protected, is_secret_name};
 pub use slot::{SlotSpec, SlotType};
 pub use spec::{CommandSpec, SpecError};
 pub use template::{SlotName, Template, TemplateError, Token};
-pub use tool::{
-    CheckContext, Invocation, Refusal, RunContext, Tool, ToolAudit, ToolForm, ToolResult, execute,
-};
+pub use tool::{CheckContext, Invocation, Refusal, Tool, ToolAudit, ToolForm, ToolResult};

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use jig_kernel::{Access, CancelToken, Kernel, KernelError, Limits, Outcome, RunOptions};
+use jig_kernel::{Access, KernelError, Limits, Outcome, RunOptions};
 use serde_json::Value;
 
 use crate::{ErrorCode, Layer};
@@ -88,6 +88,26 @@ impl Invocation {
         self.needs_approval = Some(rule.into());
         self
     }
+
+    /// The kernel's options for running this invocation under `limits`: a
+    /// call its tool reports read-only gets no write access at all
+    /// ([`Access::ReadOnly`]), and the invocation's variables are added to
+    /// the kernel's environment. Runs nothing: the caller (the registry,
+    /// the one caller of the kernel) hands the argv and these options to
+    /// the kernel and turns the answer into a result with
+    /// [`ToolResult::from_run`].
+    pub fn run_options(&self, limits: Limits) -> RunOptions {
+        let access = if self.read_only {
+            Access::ReadOnly
+        } else {
+            Access::WriteWorkspace
+        };
+        let mut options = RunOptions::new(limits).with_access(access);
+        for (key, value) in &self.env {
+            options = options.with_env(key, value);
+        }
+        options
+    }
 }
 
 /// A call refused before anything ran: a message for the model.
@@ -160,6 +180,18 @@ pub enum ToolResult {
 }
 
 impl ToolResult {
+    /// The result of handing `invocation` to the kernel: what ran, or, when
+    /// the kernel could not start it, a 621 refusal for the model.
+    pub fn from_run(invocation: Invocation, run: Result<Outcome, KernelError>) -> Self {
+        match run {
+            Ok(outcome) => ToolResult::Ran {
+                invocation,
+                outcome,
+            },
+            Err(error) => ToolResult::Refused(start_failed(&error)),
+        }
+    }
+
     /// The one string the model reads.
     pub fn text(&self) -> String {
         match self {
@@ -190,8 +222,7 @@ impl ToolResult {
 ///
 /// It holds no power to run anything: [`Tool::check`] receives this, never
 /// the kernel, so a tool's validation and every middleware that asks for it
-/// stay side-effect free. Build one with [`CheckContext::new`] or take it
-/// from a [`RunContext`].
+/// stay side-effect free. Build one with [`CheckContext::new`].
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
 pub struct CheckContext<'a> {
@@ -207,48 +238,6 @@ impl<'a> CheckContext<'a> {
     /// `search_path`.
     pub fn new(root: &'a Path, search_path: &'a [PathBuf]) -> Self {
         Self { root, search_path }
-    }
-}
-
-/// What a tool needs to run: the kernel, the limits for this call, and an
-/// optional cancel token.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct RunContext<'a> {
-    /// The kernel that runs the argv (and whose root confines paths).
-    pub kernel: &'a Kernel,
-    /// The limits of this call (the tool's output budget, the timeout).
-    pub limits: Limits,
-    /// Cancels the call from another thread.
-    pub cancel: Option<CancelToken>,
-}
-
-impl<'a> RunContext<'a> {
-    /// A context with the kernel's default limits and no cancel token.
-    pub fn new(kernel: &'a Kernel) -> Self {
-        Self {
-            kernel,
-            limits: kernel.limits(),
-            cancel: None,
-        }
-    }
-
-    /// This context with other limits.
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self
-    }
-
-    /// This context with a cancel token.
-    pub fn with_cancel(mut self, cancel: CancelToken) -> Self {
-        self.cancel = Some(cancel);
-        self
-    }
-
-    /// What validation may know of the kernel: its canonical root and its
-    /// search path.
-    pub fn check_context(&self) -> CheckContext<'a> {
-        CheckContext::new(self.kernel.root(), self.kernel.search_path())
     }
 }
 
@@ -292,9 +281,10 @@ impl ToolAudit {
 /// may vary.
 ///
 /// Validation ([`check`](Self::check)) needs no I/O beyond path checks and
-/// answers the argv that would run: it is the dry run. [`run`](Self::run)
-/// checks again and runs through the kernel, so no caller can run an
-/// unchecked argv.
+/// answers the argv that would run: it is the dry run. A tool never runs
+/// anything itself and never holds the kernel: the registry of
+/// `jig-presets`, the one caller of the kernel, runs what the run point
+/// vetted.
 pub trait Tool: Send + Sync {
     /// The name the model calls the tool by.
     fn name(&self) -> &str;
@@ -315,39 +305,6 @@ pub trait Tool: Send + Sync {
 
     /// The reviewer's view of the tool.
     fn audit(&self) -> ToolAudit;
-
-    /// Checks `arguments` and runs the result through the kernel.
-    fn run(&self, arguments: &Value, context: &RunContext<'_>) -> ToolResult {
-        match self.check(arguments, &context.check_context()) {
-            Ok(invocation) => execute(invocation, context),
-            Err(refusal) => ToolResult::Refused(refusal),
-        }
-    }
-}
-
-/// Runs an invocation that a tool's `check` produced. Failures to start
-/// become a 621 refusal for the model.
-pub fn execute(invocation: Invocation, context: &RunContext<'_>) -> ToolResult {
-    // A call its tool reports read-only gets no write access at all.
-    let access = if invocation.read_only {
-        Access::ReadOnly
-    } else {
-        Access::WriteWorkspace
-    };
-    let mut options = RunOptions::new(context.limits).with_access(access);
-    if let Some(cancel) = &context.cancel {
-        options = options.with_cancel(cancel.clone());
-    }
-    for (key, value) in &invocation.env {
-        options = options.with_env(key, value);
-    }
-    match context.kernel.run_with(&invocation.argv, &options) {
-        Ok(outcome) => ToolResult::Ran {
-            invocation,
-            outcome,
-        },
-        Err(error) => ToolResult::Refused(start_failed(&error)),
-    }
 }
 
 fn start_failed(error: &KernelError) -> Refusal {

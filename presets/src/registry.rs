@@ -9,8 +9,7 @@ use std::time::Instant;
 
 use jig_kernel::{CancelToken, Kernel, Limits};
 use jig_lineage::{
-    CheckContext, ErrorCode, Invocation, Refusal, RunContext, SchemaFormat, Tool, ToolResult,
-    execute, export,
+    CheckContext, ErrorCode, Invocation, Refusal, SchemaFormat, Tool, ToolResult, export,
 };
 use jig_policy::{AuditEvent, AuditSink, Call, Chain, ToolPolicy, Verdict, policy_refusal};
 use serde_json::Value;
@@ -161,11 +160,12 @@ impl Registry {
         // The kernel stays here, at the end of the chain: no middleware holds it.
         let terminal = |call: &Call<'_>| match call.check() {
             Ok(invocation) => {
-                let mut context = RunContext::new(&self.kernel).with_limits(limits);
+                let mut run = invocation.run_options(limits);
                 if let Some(cancel) = &options.cancel {
-                    context = context.with_cancel(cancel.clone());
+                    run = run.with_cancel(cancel.clone());
                 }
-                execute(invocation.clone(), &context)
+                let outcome = self.kernel.run_with(&invocation.argv, &run);
+                ToolResult::from_run(invocation.clone(), outcome)
             }
             Err(refusal) => ToolResult::Refused(refusal.clone()),
         };

@@ -54,7 +54,7 @@ impl std::fmt::Display for CommandClass {
 /// A program the exec tool has no table for, a launcher, a program written
 /// as a path, or a command its table refuses is [`CommandClass::Other`].
 /// Path confinement is not checked here (it needs the workspace); the class
-/// of a command that [`ExecTool`](crate::ExecTool) accepts is the class
+/// of a command that the exec tool accepts is the class
 /// reported in [`Invocation::read_only`](jig_lineage::Invocation::read_only).
 ///
 /// ```

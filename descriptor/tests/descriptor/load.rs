@@ -6,7 +6,7 @@ use serde_json::json;
 use crate::{SEARCH_TEXT, Tools};
 use jig_descriptor::{MAX_DESCRIPTOR_BYTES, Problem, load_dir, load_file};
 use jig_kernel::Kernel;
-use jig_lineage::{BUILTIN_NAMES, DenyList, RunContext, Tool, ToolForm};
+use jig_lineage::{BUILTIN_NAMES, DenyList, Tool, ToolForm};
 
 fn named(name: &str, program: &str) -> String {
     format!(
@@ -134,13 +134,12 @@ fn loaded_tools_run_for_real() {
     let report = load_dir(tools.path(), &DenyList::default(), BUILTIN_NAMES);
     assert!(report.errors.is_empty(), "{:?}", report.errors);
     let kernel = Kernel::builder(workspace.path()).build().unwrap();
-    let context = RunContext::new(&kernel);
     let search = report
         .tools
         .iter()
         .find(|t| t.name() == "search_text")
         .unwrap();
-    let result = search.run(&json!({"pattern": "TODO"}), &context);
+    let result = crate::run_tool(search, &kernel, &json!({"pattern": "TODO"}));
     assert!(
         result.text().contains("./src/a.rs:1:// TODO: one"),
         "{}",
@@ -148,7 +147,10 @@ fn loaded_tools_run_for_real() {
     );
     assert!(
         search
-            .check(&json!({"pattern": "x"}), &context.check_context())
+            .check(
+                &json!({"pattern": "x"}),
+                &jig_lineage::CheckContext::new(kernel.root(), kernel.search_path())
+            )
             .unwrap()
             .read_only
     );
@@ -157,12 +159,12 @@ fn loaded_tools_run_for_real() {
         .iter()
         .find(|t| t.name() == "head_lines")
         .unwrap();
-    let result = head.run(&json!({"file": "src/a.rs", "count": "2"}), &context);
+    let result = crate::run_tool(head, &kernel, &json!({"file": "src/a.rs", "count": "2"}));
     assert_eq!(
         result.outcome().unwrap().output.text(),
         "// TODO: one\nfn a() {}\n"
     );
-    let refused = search.run(&json!({"pattern": "x", "path": "../.."}), &context);
+    let refused = crate::run_tool(search, &kernel, &json!({"pattern": "x", "path": "../.."}));
     assert!(
         refused
             .text()
@@ -170,7 +172,11 @@ fn loaded_tools_run_for_real() {
         "{}",
         refused.text()
     );
-    let refused = head.run(&json!({"file": "src/a.rs", "count": "1; id"}), &context);
+    let refused = crate::run_tool(
+        head,
+        &kernel,
+        &json!({"file": "src/a.rs", "count": "1; id"}),
+    );
     assert!(
         refused.text().starts_with("error 614"),
         "{}",

@@ -60,3 +60,21 @@ pub(crate) const SEARCH_TEXT: &str = r#"{
   "read_only": true
 }
 "#;
+
+/// Checks `arguments` with `tool` and runs the invocation on `kernel`, as
+/// the registry (the one caller of the kernel) does.
+pub(crate) fn run_tool(
+    tool: &dyn jig_lineage::Tool,
+    kernel: &jig_kernel::Kernel,
+    arguments: &serde_json::Value,
+) -> jig_lineage::ToolResult {
+    let context = jig_lineage::CheckContext::new(kernel.root(), kernel.search_path());
+    match tool.check(arguments, &context) {
+        Ok(invocation) => {
+            let options = invocation.run_options(kernel.limits());
+            let outcome = kernel.run_with(&invocation.argv, &options);
+            jig_lineage::ToolResult::from_run(invocation, outcome)
+        }
+        Err(refusal) => jig_lineage::ToolResult::Refused(refusal),
+    }
+}

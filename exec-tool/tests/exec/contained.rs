@@ -4,7 +4,6 @@
 
 use jig_exec_tool::ExecTool;
 use jig_kernel::{Containment, Kernel};
-use jig_lineage::{RunContext, Tool};
 use serde_json::json;
 
 use crate::support::Workspace;
@@ -68,7 +67,7 @@ fn the_default_allow_list_works_contained() {
         ("wc -l data.csv", "3"),
         ("grep -rn hello src", "src/main.rs:2"),
     ] {
-        let result = tool.run(&json!({ "command": command }), &RunContext::new(&kernel));
+        let result = crate::support::run_tool(&tool, &kernel, &json!({ "command": command }));
         let outcome = result
             .outcome()
             .unwrap_or_else(|| panic!("{command}: {}", result.text()));

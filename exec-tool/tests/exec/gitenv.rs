@@ -3,7 +3,6 @@
 //! exec tool (while plain git, as a control, does).
 
 use jig_exec_tool::ExecTool;
-use jig_lineage::{RunContext, Tool};
 use jig_programs::{GIT_CONFIG, GIT_ENV};
 use serde_json::json;
 
@@ -45,7 +44,7 @@ fn hostile_repo(config: &str) -> Workspace {
 
 fn run(ws: &Workspace, command: &str) -> String {
     let tool = ExecTool::builder().build();
-    let result = tool.run(&json!({ "command": command }), &RunContext::new(&ws.kernel));
+    let result = crate::support::run_tool(&tool, &ws.kernel, &json!({ "command": command }));
     let outcome = result
         .outcome()
         .unwrap_or_else(|| panic!("{command}: {}", result.text()));

@@ -2,7 +2,7 @@
 //! allowed commands in a temporary workspace.
 
 use jig_exec_tool::{EXEC_TOOL_NAME, ExecTool};
-use jig_lineage::{RunContext, Tool, ToolForm};
+use jig_lineage::{Tool, ToolForm};
 use serde_json::json;
 
 use crate::support::{Workspace, allowing};
@@ -49,7 +49,6 @@ fn allowed_commands_run_for_real() {
     let tool = allowing(&[
         "cat", "grep", "head", "wc", "ls", "sed", "find", "echo", "sort",
     ]);
-    let context = RunContext::new(&ws.kernel);
     let cases = [
         ("cat README.md", "# demo\nTODO: docs\n"),
         ("grep -n TODO README.md", "2:TODO: docs\n"),
@@ -61,7 +60,7 @@ fn allowed_commands_run_for_real() {
         ("sort -r data.csv", "a,b\n3,4\n1,2\n"),
     ];
     for (command, output) in cases {
-        let result = tool.run(&json!({ "command": command }), &context);
+        let result = crate::support::run_tool(&tool, &ws.kernel, &json!({ "command": command }));
         let outcome = result
             .outcome()
             .unwrap_or_else(|| panic!("{command}: {}", result.text()));
@@ -78,14 +77,13 @@ fn allowed_commands_run_for_real() {
 fn refused_commands_never_run() {
     let ws = Workspace::new();
     let tool = ExecTool::builder().build();
-    let context = RunContext::new(&ws.kernel);
     for command in [
         "find . -delete",
         "sed -i d README.md",
         "echo x > README.md",
         "ls; rm README.md",
     ] {
-        let result = tool.run(&json!({ "command": command }), &context);
+        let result = crate::support::run_tool(&tool, &ws.kernel, &json!({ "command": command }));
         assert!(result.refusal().is_some(), "{command}");
     }
     assert!(ws.dir.path().join("README.md").exists());
@@ -99,9 +97,10 @@ fn refused_commands_never_run() {
 fn missing_programs_are_a_start_failure() {
     let ws = Workspace::new();
     let tool = allowing(&["surely-not-installed-xyz"]);
-    let result = tool.run(
+    let result = crate::support::run_tool(
+        &tool,
+        &ws.kernel,
         &json!({"command": "surely-not-installed-xyz"}),
-        &RunContext::new(&ws.kernel),
     );
     assert_eq!(result.refusal().map(|r| r.code.code()), Some(621));
 }

@@ -4,11 +4,11 @@ use serde_json::{Value, json};
 
 use crate::Workspace;
 use jig_lineage::{
-    BUILTIN_NAMES, DenyList, RunContext, Tool, builtin_tools, find_tool, grep_tool, sed_print_tool,
+    BUILTIN_NAMES, DenyList, Tool, builtin_tools, find_tool, grep_tool, sed_print_tool,
 };
 
 fn run(tool: &dyn Tool, ws: &Workspace, arguments: Value) -> (Option<i32>, String) {
-    let result = tool.run(&arguments, &RunContext::new(&ws.kernel));
+    let result = crate::run_tool(tool, &ws.kernel, &arguments);
     let outcome = result
         .outcome()
         .unwrap_or_else(|| panic!("{}", result.text()));
@@ -107,7 +107,7 @@ fn builtin_attacks_are_refused_before_running() {
         ),
     ];
     for (tool, arguments) in cases {
-        let result = tool.run(&arguments, &RunContext::new(&ws.kernel));
+        let result = crate::run_tool(tool.as_ref(), &ws.kernel, &arguments);
         let refusal = result
             .refusal()
             .unwrap_or_else(|| panic!("ran: {arguments}"));

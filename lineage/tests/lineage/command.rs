@@ -9,8 +9,8 @@ use serde_json::json;
 
 use crate::{Workspace, build};
 use jig_lineage::{
-    CommandSpec, CommandTool, DenyList, RunContext, SlotSpec, SlotType, Template, Token, Tool,
-    ToolForm, ToolResult, builtin_tools,
+    CommandSpec, CommandTool, DenyList, SlotSpec, SlotType, Template, Token, Tool, ToolForm,
+    ToolResult, builtin_tools,
 };
 
 #[test]
@@ -23,13 +23,16 @@ fn check_is_the_dry_run_of_run() {
     );
     let arguments = json!({"path": "README.md"});
     let invocation = tool
-        .check(&arguments, &RunContext::new(&ws.kernel).check_context())
+        .check(
+            &arguments,
+            &jig_lineage::CheckContext::new(ws.kernel.root(), ws.kernel.search_path()),
+        )
         .unwrap();
     assert_eq!(invocation.argv, ["wc", "-l", "README.md"]);
     assert!(invocation.read_only);
     assert_eq!(invocation.paths, [ws.root.join("README.md")]);
     assert_eq!(invocation, tool.check_in(&arguments, &ws.root).unwrap());
-    match tool.run(&arguments, &RunContext::new(&ws.kernel)) {
+    match crate::run_tool(&tool, &ws.kernel, &arguments) {
         ToolResult::Ran {
             invocation: ran,
             outcome,
@@ -40,7 +43,7 @@ fn check_is_the_dry_run_of_run() {
         }
         other => panic!("{other:?}"),
     }
-    let refused = tool.run(&json!({"path": "../x"}), &RunContext::new(&ws.kernel));
+    let refused = crate::run_tool(&tool, &ws.kernel, &json!({"path": "../x"}));
     assert!(
         refused
             .text()
@@ -52,7 +55,7 @@ fn check_is_the_dry_run_of_run() {
 fn missing_program_is_a_start_failure() {
     let ws = Workspace::new();
     let tool = build(CommandSpec::new("nope", "Missing", "jig-no-such-program-x"));
-    let result = tool.run(&json!({}), &RunContext::new(&ws.kernel));
+    let result = crate::run_tool(&tool, &ws.kernel, &json!({}));
     assert_eq!(result.refusal().map(|r| r.code.code()), Some(621));
 }
 

@@ -69,3 +69,21 @@ impl Workspace {
 pub(crate) fn build(spec: CommandSpec) -> CommandTool {
     CommandTool::build(spec, &DenyList::default(), ToolForm::Command).unwrap()
 }
+
+/// Checks `arguments` with `tool` and runs the invocation on `kernel`, as
+/// the registry (the one caller of the kernel) does.
+pub(crate) fn run_tool(
+    tool: &dyn jig_lineage::Tool,
+    kernel: &Kernel,
+    arguments: &serde_json::Value,
+) -> jig_lineage::ToolResult {
+    let context = jig_lineage::CheckContext::new(kernel.root(), kernel.search_path());
+    match tool.check(arguments, &context) {
+        Ok(invocation) => {
+            let outcome =
+                kernel.run_with(&invocation.argv, &invocation.run_options(kernel.limits()));
+            jig_lineage::ToolResult::from_run(invocation, outcome)
+        }
+        Err(refusal) => jig_lineage::ToolResult::Refused(refusal),
+    }
+}

@@ -9,9 +9,7 @@ mod chain;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use jig_kernel::Kernel;
-use jig_lineage::{
-    CheckContext, Invocation, Refusal, RunContext, Tool, ToolAudit, ToolForm, ToolResult, execute,
-};
+use jig_lineage::{CheckContext, Invocation, Refusal, Tool, ToolAudit, ToolForm, ToolResult};
 use jig_policy::Call;
 use serde_json::{Value, json};
 
@@ -82,13 +80,19 @@ pub(crate) fn kernel() -> (tempfile::TempDir, Kernel) {
 /// What a call in the workspace of `kernel` may know (no kernel: a call
 /// cannot run anything).
 pub(crate) fn context(kernel: &Kernel) -> CheckContext<'_> {
-    RunContext::new(kernel).check_context()
+    CheckContext::new(kernel.root(), kernel.search_path())
 }
 
 /// The end of the chain: run what the call checked, on `kernel`.
 pub(crate) fn terminal(kernel: &Kernel) -> impl Fn(&Call<'_>) -> ToolResult + '_ {
     move |call| match call.check() {
-        Ok(invocation) => execute(invocation.clone(), &RunContext::new(kernel)),
+        Ok(invocation) => {
+            let options = invocation.run_options(kernel.limits());
+            ToolResult::from_run(
+                invocation.clone(),
+                kernel.run_with(&invocation.argv, &options),
+            )
+        }
         Err(refusal) => ToolResult::Refused(refusal.clone()),
     }
 }

@@ -5,6 +5,7 @@
 mod architecture;
 mod edges;
 mod metadata;
+mod runner;
 mod spawn;
 
 use std::collections::BTreeSet;
@@ -29,7 +30,7 @@ pub(crate) fn run() -> Result<(), String> {
     if violations.is_empty() {
         println!(
             "tidy: dependencies match ARCHITECTURE.md (edges, kinds, map order, only the kernel \
-             spawns); README's error codes match the code"
+             spawns, only the registry runs calls); README's error codes match the code"
         );
         Ok(())
     } else {
@@ -86,6 +87,7 @@ pub(crate) fn check_workspace(root: &Path) -> Result<Vec<String>, String> {
     let metadata = Metadata::read(root)?;
     let mut violations = edges::violations(&architecture, &metadata.names(), &metadata.edges());
     violations.extend(spawn::violations(&metadata));
+    violations.extend(runner::violations(root, metadata.names()));
     Ok(violations)
 }
 
