@@ -81,6 +81,16 @@ pub enum Problem {
     /// The declared tool is not valid (template, deny list, slots...).
     #[error(transparent)]
     Spec(#[from] SpecError),
+    /// The program's table refuses the template's fixed part (an option
+    /// such as `sed -i`, a fixed script that writes, a launcher).
+    #[error(
+        "the program's table refuses the command's fixed part: {finding}; a descriptor may only \
+         fix what its program's table accepts"
+    )]
+    ProgramRefused {
+        /// What the table found.
+        finding: jig_programs::Finding,
+    },
     /// The name is taken by a built-in (or otherwise reserved) tool.
     #[error("the name {name:?} is taken by a built-in tool; choose another name")]
     Reserved {

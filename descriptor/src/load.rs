@@ -6,7 +6,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use jig_lineage::{
-    CommandSpec, CommandTool, DenyList, SpecError, Tool, ToolForm, unescape_pointer_segment,
+    CommandSpec, CommandTool, DenyList, SlotName, SlotType, SpecError, Token, Tool, ToolForm,
+    unescape_pointer_segment,
 };
 use serde_json::Value;
 
@@ -184,8 +185,57 @@ pub fn parse_str(text: &str, path: &Path, deny: &DenyList) -> Result<CommandTool
         )
     })?;
     let command = spec.template.clone();
-    CommandTool::build(spec, deny, ToolForm::Descriptor)
-        .map_err(|error| spec_error(path, text, &command, error))
+    let tool = CommandTool::build(spec, deny, ToolForm::Descriptor)
+        .map_err(|error| spec_error(path, text, &command, error))?;
+    judge_fixed(&tool).map_err(|finding| {
+        at_pointer(path, text, "/command", Problem::ProgramRefused { finding })
+    })?;
+    Ok(tool)
+}
+
+/// The template's fixed tokens, judged by its program's table
+/// ([`jig_programs::judge_fixed`]), with each slot filled by a probe value
+/// (its default, its first choice, or a plain word).
+fn judge_fixed(tool: &CommandTool) -> Result<(), jig_programs::Finding> {
+    let spec = tool.spec();
+    let probe = |name: &SlotName| -> String {
+        let slot = spec
+            .slots
+            .iter()
+            .find(|(n, _)| n == name.as_str())
+            .map(|(_, slot)| slot);
+        let given = slot.and_then(|slot| {
+            slot.default
+                .clone()
+                .or_else(|| slot.choices.as_ref().and_then(|c| c.first().cloned()))
+        });
+        match (given, slot.map(|s| s.kind)) {
+            (Some(Value::String(text)), _) => text,
+            (Some(Value::Number(number)), _) => number.to_string(),
+            (_, Some(SlotType::Number)) => "1".to_owned(),
+            _ => "probe".to_owned(),
+        }
+    };
+    let mut argv = Vec::new();
+    let mut fixed = Vec::new();
+    for token in tool.template().tokens() {
+        match token {
+            Token::Literal(text) => {
+                argv.push(text.clone());
+                fixed.push(true);
+            }
+            Token::Slot {
+                prefix,
+                name,
+                suffix,
+            } => {
+                argv.push(format!("{prefix}{}{suffix}", probe(name)));
+                fixed.push(false);
+            }
+            _ => return Ok(()),
+        }
+    }
+    jig_programs::judge_fixed(&argv, &fixed)
 }
 
 fn check_schema(text: &str, path: &Path, value: &Value) -> Result<(), DescriptorError> {

@@ -98,3 +98,54 @@ pub fn judge_argv(argv: &[String], context: &CheckContext<'_>) -> Result<Program
         refusal
     })
 }
+
+/// Judges the fixed part of a command template when it is loaded (a
+/// descriptor's 613): `argv` is the template with each slot-bearing token
+/// filled by a probe value, and `fixed[i]` says whether `argv[i]` is the
+/// template's own literal text. The program's table judges the whole argv;
+/// a refusal counts only when it names a fixed token (an option such as
+/// `sed -i` or `find -delete`, a fixed script such as `1w/tmp/x`) or the
+/// program itself (a launcher). Refusals that name a probe are left to the
+/// run, where the real values are judged. Pure: no file is read.
+pub fn judge_fixed(argv: &[String], fixed: &[bool]) -> Result<(), Finding> {
+    let Some((program, args)) = argv.split_first() else {
+        return Ok(());
+    };
+    let name = program_name(program);
+    let spec = match spec::lookup(name) {
+        Lookup::Launcher => {
+            return Err(Finding::Launcher {
+                program: name.to_owned(),
+            });
+        }
+        Lookup::Spec(spec) => spec,
+        Lookup::Generic => return Ok(()),
+    };
+    let Err(finding) = spec::judge(name, spec, args) else {
+        return Ok(());
+    };
+    let is_fixed = |word: &str, option: bool| {
+        argv.iter().zip(fixed).skip(1).any(|(token, &fixed)| {
+            fixed
+                && (token == word
+                    || (option && word.starts_with('-') && token.starts_with(word))
+                    || (option && bundled(token, word)))
+        })
+    };
+    let names_fixed = match &finding {
+        Finding::Option { option, .. } => is_fixed(option, true),
+        Finding::Operand { operand, .. } => !operand.is_empty() && is_fixed(operand, false),
+        Finding::Launcher { .. } => true,
+        _ => false,
+    };
+    if names_fixed { Err(finding) } else { Ok(()) }
+}
+
+/// Whether the bundle of short flags `token` (`-ni`) holds the short
+/// option `option` (`-i`).
+fn bundled(token: &str, option: &str) -> bool {
+    let (Some(flags), Some(letter)) = (token.strip_prefix('-'), option.strip_prefix('-')) else {
+        return false;
+    };
+    !flags.starts_with('-') && letter.chars().count() == 1 && flags.contains(letter)
+}

@@ -49,7 +49,7 @@ mod options;
 mod spec;
 mod tables;
 
-pub use argv::{ProgramVerdict, Untabled, judge_argv, judge_command};
+pub use argv::{ProgramVerdict, Untabled, judge_argv, judge_command, judge_fixed};
 pub use class::{CommandClass, classify};
 pub use finding::Finding;
 pub use gitenv::{FIXED_CONFIG as GIT_CONFIG, FIXED_ENV as GIT_ENV, git_env};

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod error;
+mod fixed;
 mod format;
 mod load;
 mod props;
