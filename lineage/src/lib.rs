@@ -135,7 +135,8 @@ pub use codes::ErrorCode;
 pub use command::CommandTool;
 pub use deny::{
     DEFAULT_DENIED, DEFAULT_DENIED_INTERPRETERS, DEFAULT_DENIED_PREFIXES,
-    DEFAULT_DENIED_SUBCOMMANDS, DenyList, LAUNCHERS, MULTI_CALL, family, program_name,
+    DEFAULT_DENIED_SUBCOMMANDS, DenyList, LAUNCHERS, MULTI_CALL, SHELL_ESCAPES, family,
+    program_name,
 };
 pub use dispatch::{Dispatcher, ToolInfo};
 pub use export::{SchemaFormat, export};

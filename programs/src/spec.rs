@@ -62,6 +62,14 @@ pub struct Spec {
     pub(crate) refuses: &'static [&'static str],
 }
 
+impl Spec {
+    /// The names the table covers (`grep`, `egrep`...), the first one
+    /// naming the table in [`table_examples`](crate::table_examples).
+    pub fn names(&self) -> &'static [&'static str] {
+        self.names
+    }
+}
+
 /// The program being judged and its spec.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Ctx<'a> {

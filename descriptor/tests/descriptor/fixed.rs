@@ -53,7 +53,10 @@ fn fixed_tokens_a_table_refuses_are_613() {
         "tar --to-command=cat -xf {path}",
     ] {
         let message = load(command, PATH).expect_err(command);
-        assert!(message.contains("refuses the command's fixed part"), "{message}");
+        assert!(
+            message.contains("refuses the command's fixed part"),
+            "{message}"
+        );
     }
 }
 

@@ -1,0 +1,3 @@
+//! The integration tests of jig-programs.
+
+mod gtfobins;
