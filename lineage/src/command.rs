@@ -9,7 +9,7 @@ use crate::schema::input_schema;
 use crate::value::{Slot, SlotProblem, quote};
 use crate::{
     CheckContext, CommandSpec, DenyList, ErrorCode, Invocation, Layer, Refusal, SlotName, SlotType,
-    SpecError, Template, Tool, ToolAudit, ToolForm,
+    SpecError, Template, Token, Tool, ToolAudit, ToolForm,
 };
 
 /// The longest tool name accepted (the limit of model APIs).
@@ -51,9 +51,25 @@ impl CommandTool {
             return Err(SpecError::Description);
         }
         let template = Template::parse(&spec.template)?;
+        // The program, and a launcher subcommand fixed by the template
+        // (`rustup run`, `npm exec`): the literal tokens up to the first
+        // slot are what the run point will see first.
+        let fixed: Vec<String> = template
+            .tokens()
+            .iter()
+            .map_while(|token| match token {
+                Token::Literal(text) => Some(text.clone()),
+                _ => None,
+            })
+            .collect();
         if deny.is_denied(template.program()) {
             return Err(SpecError::DeniedProgram {
                 program: template.program().to_owned(),
+            });
+        }
+        if deny.is_denied_launch(&fixed) {
+            return Err(SpecError::DeniedProgram {
+                program: fixed.iter().take(2).cloned().collect::<Vec<_>>().join(" "),
             });
         }
         let mut names: Vec<SlotName> = Vec::with_capacity(spec.slots.len());

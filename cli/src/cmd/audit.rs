@@ -60,9 +60,27 @@ pub(crate) fn run(global: &GlobalArgs, args: &AuditArgs) -> Result<ExitCode, Cli
              namespace)"
         }
     };
+    let git_env: Vec<String> = jig_programs::GIT_ENV
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let git_config: Vec<String> = jig_programs::GIT_CONFIG
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     match args.format {
         Format::Json => {
             let mut value = to_json(&root, &tools);
+            value["run_point"] = json!({
+                "checks": RUN_POINT_CHECKS,
+                "hardening": {
+                    "git": {
+                        "env": git_env,
+                        "config": git_config,
+                        "per_repository": GIT_PER_REPOSITORY,
+                    },
+                },
+            });
             value["containment"] = Value::String(containment);
             value["protected_paths"] = serde_json::json!(protected);
             value["protected_enforcement"] = Value::String(enforced.to_owned());
@@ -70,13 +88,30 @@ pub(crate) fn run(global: &GlobalArgs, args: &AuditArgs) -> Result<ExitCode, Cli
             super::print_json(&value)?
         }
         Format::Text => super::print_text(&format!(
-            "containment: {containment}\nprotected paths: {} ({enforced})\nsecret files (.env, .netrc, private keys...): {secrets}\n{}",
+            "containment: {containment}\nprotected paths: {} ({enforced})\nsecret files (.env, .netrc, private keys...): {secrets}\nrun point (every form's final argv): {}\nhardening added to every git run (environment only; the argv stays as written): {}; configuration {}; {GIT_PER_REPOSITORY}\n{}",
             protected.join(", "),
+            RUN_POINT_CHECKS.join("; "),
+            git_env.join(" "),
+            git_config.join(" "),
             to_text(&root, &tools)
         ))?,
     }
     Ok(exit(EXIT_OK))
 }
+
+/// What the run point checks on every form's final argv, in order.
+const RUN_POINT_CHECKS: &[&str] = &[
+    "deny list by name, resolved target, versioned family, #! interpreter, /etc/shells, launcher subcommand, multi-call binary",
+    "programs inside the workspace refused",
+    "environment keys a tool may set: neutral ones and git's hardening only",
+    "the program's table (jig-programs) on the final argv",
+    "protected paths never written, secret files never read",
+];
+
+/// The part of git's hardening that depends on the repository.
+const GIT_PER_REPOSITORY: &str = "per repository: GIT_CEILING_DIRECTORIES above the workspace, \
+     core.worktree pinned, and every driver key the repository defines (textconv, filters, \
+     external diff) overridden with a neutral value";
 
 fn to_json(root: &str, tools: &[(&dyn Tool, ToolAudit)]) -> Value {
     json!({

@@ -143,13 +143,29 @@ fn denied_families_targets_and_launchers_for_every_form() {
     let fixture = Fixture::new();
     let deny = DenyList::default();
     // Code form and descriptor form: refused when built or loaded.
-    for template in ["rbash -c x", "python3.11 -V", "dc -e 1", "lua5.4 -v"] {
+    let tools = tempfile::tempdir().unwrap();
+    for template in [
+        "rbash -c x",
+        "python3.11 -V",
+        "dc -e 1",
+        "lua5.4 -v",
+        "rustup run stable cargo",
+        "npm exec x",
+    ] {
         let built = CommandTool::build(
             CommandSpec::new("t", "A test tool", template),
             &deny,
             ToolForm::Command,
         );
         assert!(built.is_err(), "{template} was built");
+        let file = tools.path().join("t.tool.json");
+        std::fs::write(
+            &file,
+            format!(r#"{{"name": "t", "description": "d", "command": "{template}"}}"#),
+        )
+        .unwrap();
+        let loaded = jig_descriptor::load_file(&file, &deny);
+        assert!(loaded.is_err(), "{template} was loaded");
     }
     // A link named like a harmless program to an interpreter: refused by
     // its target, at the run point, for the exec form too.
@@ -436,4 +452,52 @@ fn protected_paths_are_never_written_and_secrets_never_read() {
     let registry = build(true);
     let result = registry.dispatch("exec", &json!({"command": "cat .env"}));
     assert_eq!(result.text(), "exit: 0\noutput: API_KEY=secret\n");
+}
+
+#[test]
+fn a_tools_folder_inside_the_workspace_is_never_written() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    let tools = root.join("agent-tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    std::fs::write(
+        tools.join("copy.tool.json"),
+        r#"{"name": "copy", "description": "Copy a file", "command": "cp {from} {to}",
+            "arguments": {"from": {"type": "path", "required": true},
+                          "to": {"type": "path", "required": true}}}"#,
+    )
+    .unwrap();
+    let registry = FullPreset::new(root)
+        .with_descriptor_dir(&tools)
+        .with_exec(ExecConfig::default().allow(AllowList::new(["cp", "tee"]).unwrap()))
+        .build()
+        .unwrap()
+        .registry;
+    for (tool, arguments) in [
+        (
+            "copy",
+            json!({"from": "notes.txt", "to": "agent-tools/evil.tool.json"}),
+        ),
+        (
+            "copy",
+            json!({"from": "notes.txt", "to": "agent-tools/copy.tool.json"}),
+        ),
+        (
+            "exec",
+            json!({"command": "cp notes.txt agent-tools/evil.tool.json"}),
+        ),
+        (
+            "exec",
+            json!({"command": "tee agent-tools/evil.tool.json .git/hooks/pre-commit"}),
+        ),
+    ] {
+        let result = registry.dispatch(tool, &arguments);
+        assert!(result.refusal().is_some(), "{arguments}: {}", result.text());
+    }
+    assert!(!tools.join("evil.tool.json").exists());
+    assert!(
+        std::fs::read_to_string(tools.join("copy.tool.json"))
+            .unwrap()
+            .contains("Copy a file")
+    );
 }
