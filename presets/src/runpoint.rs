@@ -125,17 +125,22 @@ impl Guard {
         vet_env(&invocation)?;
         // The exec tool judged its command by these same tables; every
         // other form (and any integrator's tool) is judged here.
-        let (paths, env) = match jig_programs::judge_argv(&invocation.argv, context) {
-            Ok(verdict) => (verdict.paths, verdict.env),
-            Err(refusal) if !judged_by_tables => return Err(refusal),
-            Err(_) => (Vec::new(), Vec::new()),
-        };
-        self.vet_paths(&invocation, &paths, form)?;
+        // Fail closed: a refusal here refuses every form, the preset's own
+        // exec tool included (it judged the same argv by the same tables).
+        let verdict = jig_programs::judge_argv(&invocation.argv, context)?;
+        self.vet_paths(&invocation, &verdict.paths, form)?;
         if !judged_by_tables {
-            for (key, value) in env {
+            for (key, value) in verdict.env {
                 invocation.env.retain(|(k, _)| *k != key);
                 invocation.env.push((key, value));
             }
+        }
+        // Hardening options the program honours go right after its name;
+        // the model's words stay as written, after them.
+        if !verdict.hardening.is_empty() {
+            let rest = invocation.argv.split_off(1);
+            invocation.argv.extend(verdict.hardening);
+            invocation.argv.extend(rest);
         }
         Ok(invocation)
     }

@@ -25,7 +25,16 @@ pub struct ProgramVerdict {
     /// The arguments (or parts of them) that name files, as written; for a
     /// program without a table, every operand and path-like option value.
     pub paths: Vec<String>,
+    /// Options the program honours that the run point adds right after the
+    /// program name (`sed --sandbox`, with which GNU sed itself refuses its
+    /// `w`, `r` and `e` commands), unless the argv already has them.
+    pub hardening: Vec<String>,
 }
+
+/// Options added to every run of a program, after its name: each one makes
+/// the program itself refuse what its table refuses, so a gap in the table
+/// is not a gap in the run. `(first name of the program's table, options)`.
+pub const HARDENING_ARGS: &[(&str, &[&str])] = &[("sed", &["--sandbox"])];
 
 /// How a program without a table is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,13 +62,25 @@ pub fn judge_command(
         return Err(Finding::operand("", "", "the command is empty"));
     };
     let name = program_name(program);
+    let mut hardening = Vec::new();
     let (known, judged) = match spec::lookup(name) {
         Lookup::Launcher => {
             return Err(Finding::Launcher {
                 program: name.to_owned(),
             });
         }
-        Lookup::Spec(found) => (true, spec::judge(name, found, args)?),
+        Lookup::Spec(found) => {
+            let first = found.names().first().copied().unwrap_or_default();
+            hardening.extend(
+                HARDENING_ARGS
+                    .iter()
+                    .filter(|(program, _)| *program == first)
+                    .flat_map(|(_, options)| options.iter())
+                    .filter(|option| !args.iter().any(|a| a == *option))
+                    .map(|option| (*option).to_owned()),
+            );
+            (true, spec::judge(name, found, args)?)
+        }
         Lookup::Generic => match (spec::judge_generic(name, args), untabled) {
             (Ok(judged), _) => (false, judged),
             (Err(finding), Untabled::Confine) => return Err(finding),
@@ -85,6 +106,7 @@ pub fn judge_command(
         read_only: judged.class.is_read_only(),
         env,
         paths: judged.paths,
+        hardening,
     })
 }
 

@@ -15,7 +15,10 @@
 //!   environment every run of it needs; every table carries commands it
 //!   must allow and must refuse ([`table_examples`]), checked by the tests;
 //! - **the hardening** each program needs whatever form runs it: git's
-//!   neutralizing environment ([`GIT_ENV`], [`GIT_CONFIG`], [`git_env`]);
+//!   neutralizing environment ([`GIT_ENV`], [`GIT_CONFIG`], [`git_env`]),
+//!   and options the program honours that make it refuse by itself what its
+//!   table refuses ([`HARDENING_ARGS`]: `sed --sandbox`), which the run
+//!   point adds right after the program name;
 //! - **the launchers**: programs whose job is to run another program are
 //!   never judged by a table; they are refused ([`Lookup::Launcher`], from
 //!   the lineage's one list [`jig_lineage::LAUNCHERS`]).
@@ -49,7 +52,7 @@ mod options;
 mod spec;
 mod tables;
 
-pub use argv::{ProgramVerdict, Untabled, judge_argv, judge_command, judge_fixed};
+pub use argv::{HARDENING_ARGS, ProgramVerdict, Untabled, judge_argv, judge_command, judge_fixed};
 pub use class::{CommandClass, classify};
 pub use finding::Finding;
 pub use gitenv::{FIXED_CONFIG as GIT_CONFIG, FIXED_ENV as GIT_ENV, git_env};

@@ -55,7 +55,7 @@ pub struct Spec {
     /// Extra rules.
     pub(crate) judge: Judge,
     /// Variables every run of it gets (neutralizing configuration files).
-    pub env: &'static [(&'static str, &'static str)],
+    pub(crate) env: &'static [(&'static str, &'static str)],
     /// Commands the table must accept (checked by a test).
     pub(crate) allows: &'static [&'static str],
     /// Commands the table must refuse (checked by a test).

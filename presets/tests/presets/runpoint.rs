@@ -501,3 +501,46 @@ fn a_tools_folder_inside_the_workspace_is_never_written() {
             .contains("Copy a file")
     );
 }
+
+#[test]
+fn sed_runs_sandboxed_for_every_form() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    let deny = DenyList::default();
+    let registry = FullPreset::new(root)
+        .with_command_tools([code_tool("first_line", "sed -n 1p notes.txt", &deny)])
+        .with_exec(ExecConfig::default().allow(AllowList::new(["sed"]).unwrap()))
+        .build()
+        .unwrap()
+        .registry;
+    for (tool, arguments) in [
+        ("first_line", json!({})),
+        ("exec", json!({"command": "sed -n 1p notes.txt"})),
+    ] {
+        // The dry run shows the added option, right after the program...
+        let invocation = registry.dry_run(tool, &arguments).unwrap();
+        assert_eq!(invocation.argv[..2], ["sed", "--sandbox"], "{tool}");
+        assert_eq!(invocation.argv[2..], ["-n", "1p", "notes.txt"], "{tool}");
+        // ...and sed honours it: the run reads as before.
+        let result = registry.dispatch(tool, &arguments);
+        let outcome = result
+            .outcome()
+            .unwrap_or_else(|| panic!("{}", result.text()));
+        assert_eq!(outcome.output.text(), "first line\n", "{tool}");
+    }
+    // What the option buys: GNU sed itself refuses `w`, `r` and `e`, so a
+    // script the table misread still cannot write, read or run.
+    let kernel = jig_kernel::Kernel::builder(root).build().unwrap();
+    for script in ["1w written.txt", "1r /etc/hostname", "1e id"] {
+        let outcome = kernel
+            .run(&["sed", "--sandbox", "-n", script, "notes.txt"])
+            .unwrap();
+        assert_ne!(outcome.exit_code(), Some(0), "{script}");
+        assert!(
+            outcome.output.text().contains("sandbox"),
+            "{script}: {}",
+            outcome.output.text()
+        );
+    }
+    assert!(!root.join("written.txt").exists());
+}
