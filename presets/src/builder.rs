@@ -306,25 +306,18 @@ impl FullPreset {
         if let Some(dir) = &descriptor_dir {
             protected_extra.push(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone()));
         }
-        let mut kernel = Kernel::builder(&self.root)
-            .limits(self.limits)
-            .read_only_paths(
-                jig_lineage::PROTECTED_PATHS
-                    .iter()
-                    .map(PathBuf::from)
-                    .chain(protected_extra.iter().cloned()),
-            );
-        if !self.secrets_readable {
-            kernel = kernel.mask_files(jig_lineage::is_secret_name);
-        }
-        kernel = match self.containment {
-            Some(containment) => kernel.containment(containment),
-            None => kernel.dangerous_no_containment(),
-        };
-        if let Some(dirs) = &self.search_path {
-            kernel = kernel.search_path(dirs.iter().cloned());
-        }
+        let kernel = kernel_builder(&self, &protected_extra);
         let kernel = kernel.build()?;
+        // The repository's own hooks folder (`core.hooksPath`), asked of
+        // git: protected like `.git/hooks`, so the kernel is built again
+        // with it when there is one.
+        let hooks = crate::hooks::configured_hooks(&kernel);
+        let kernel = if hooks.is_empty() {
+            kernel
+        } else {
+            protected_extra.extend(hooks);
+            kernel_builder(&self, &protected_extra).build()?
+        };
 
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         if self.builtins {
@@ -419,4 +412,28 @@ fn resolve_dir(root: &Path, dir: &Path) -> PathBuf {
     } else {
         root.join(dir)
     }
+}
+
+/// The kernel of `preset`, with `protected` read-only besides git's and
+/// jig's own paths.
+fn kernel_builder(preset: &FullPreset, protected: &[PathBuf]) -> jig_kernel::KernelBuilder {
+    let mut kernel = Kernel::builder(&preset.root)
+        .limits(preset.limits)
+        .read_only_paths(
+            jig_lineage::PROTECTED_PATHS
+                .iter()
+                .map(PathBuf::from)
+                .chain(protected.iter().cloned()),
+        );
+    if !preset.secrets_readable {
+        kernel = kernel.mask_files(jig_lineage::is_secret_name);
+    }
+    kernel = match preset.containment {
+        Some(containment) => kernel.containment(containment),
+        None => kernel.dangerous_no_containment(),
+    };
+    if let Some(dirs) = &preset.search_path {
+        kernel = kernel.search_path(dirs.iter().cloned());
+    }
+    kernel
 }

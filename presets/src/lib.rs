@@ -84,6 +84,7 @@
 
 mod builder;
 mod dispatcher;
+mod hooks;
 mod registry;
 mod runpoint;
 mod wiring;

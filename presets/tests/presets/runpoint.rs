@@ -544,3 +544,65 @@ fn sed_runs_sandboxed_for_every_form() {
     }
     assert!(!root.join("written.txt").exists());
 }
+
+#[test]
+fn a_hooks_folder_named_by_the_repositorys_configuration_is_protected() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test sets the repository up with git itself"
+    )]
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", root)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    // Through an include, so only git's own reading finds it.
+    std::fs::write(root.join("extra.cfg"), "[core]\n\thooksPath = .githooks\n").unwrap();
+    git(&["config", "include.path", "../extra.cfg"]);
+    std::fs::create_dir(root.join(".githooks")).unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tools.path().join("copy.tool.json"),
+        r#"{"name": "copy", "description": "Copy a file", "command": "cp {from} {to}",
+            "arguments": {"from": {"type": "path", "required": true},
+                          "to": {"type": "path", "required": true}}}"#,
+    )
+    .unwrap();
+    let registry = FullPreset::new(root)
+        .with_descriptor_dir(tools.path())
+        .with_exec(ExecConfig::default().allow(AllowList::new(["cp"]).unwrap()))
+        .build()
+        .unwrap()
+        .registry;
+    for (tool, arguments) in [
+        (
+            "copy",
+            json!({"from": "notes.txt", "to": ".githooks/pre-commit"}),
+        ),
+        (
+            "exec",
+            json!({"command": "cp notes.txt .githooks/post-checkout"}),
+        ),
+    ] {
+        let result = registry.dispatch(tool, &arguments);
+        let refusal = refusal(&result);
+        assert_eq!(refusal.layer.as_str(), "run.path", "{}", refusal.message);
+    }
+    assert!(
+        std::fs::read_dir(root.join(".githooks"))
+            .unwrap()
+            .next()
+            .is_none()
+    );
+    // A copy elsewhere still works: the check is about the hooks folder.
+    let result = registry.dispatch("copy", &json!({"from": "notes.txt", "to": "copy.txt"}));
+    assert!(result.outcome().is_some(), "{}", result.text());
+}
