@@ -24,6 +24,16 @@ pub enum AllowListError {
         /// The name as given.
         name: String,
     },
+    /// The program has no table in `jig-programs`, so nothing would judge
+    /// its options: any of them could write, read outside the workspace or
+    /// reach the network.
+    #[error(
+        "{name:?} has no option table, so nothing would judge its options (any could write, read outside the workspace or reach the network); grant it only knowingly, with `dangerous_allow_untabled` (CLI: `--dangerous-exec-untabled {name}`)"
+    )]
+    Untabled {
+        /// The name as given.
+        name: String,
+    },
 }
 
 /// The programs the exec tool may run: bare names, looked up on the
@@ -61,8 +71,32 @@ impl AllowList {
         .with(names)
     }
 
-    /// This list with more programs.
+    /// This list with more programs, each of which must have a table in
+    /// `jig-programs` (a launcher has one: it is always refused).
     pub fn with<I, S>(mut self, names: I) -> Result<Self, AllowListError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        for name in names {
+            let name = name.into();
+            if !valid(&name) {
+                return Err(AllowListError::InvalidName { name });
+            }
+            if matches!(jig_programs::lookup(&name), jig_programs::Lookup::Generic) {
+                return Err(AllowListError::Untabled { name });
+            }
+            self.names.insert(name);
+        }
+        Ok(self)
+    }
+
+    /// This list with programs that have no table: their options are only
+    /// walked generically (every operand and path-like value confined to
+    /// the workspace), so an option that writes elsewhere, reads through a
+    /// response file or reaches the network is not recognised. The name says
+    /// what the grant weakens.
+    pub fn dangerous_allow_untabled<I, S>(mut self, names: I) -> Result<Self, AllowListError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,

@@ -90,3 +90,27 @@ fn deny_list_is_configurable() {
     use jig_lineage::Tool;
     assert!(!tool.audit().binaries.contains(&"git".to_owned()));
 }
+
+#[test]
+fn a_program_without_a_table_is_granted_only_the_dangerous_way() {
+    for name in ["strings", "objdump", "jq", "openssl", "zstd"] {
+        let error = AllowList::new([name]).unwrap_err();
+        assert!(
+            error.to_string().contains("dangerous_allow_untabled"),
+            "{error}"
+        );
+        let granted = AllowList::new(Vec::<String>::new())
+            .unwrap()
+            .dangerous_allow_untabled([name])
+            .unwrap();
+        assert!(granted.allows(name));
+    }
+    // Every program of the default list, and the writing ones integrators
+    // plausibly grant, have tables.
+    for name in jig_exec_tool::DEFAULT_READ_ONLY
+        .iter()
+        .chain(&["cp", "mv", "mkdir", "touch", "tee", "base64"])
+    {
+        AllowList::new([*name]).unwrap_or_else(|e| panic!("{e}"));
+    }
+}

@@ -68,7 +68,7 @@ impl Workspace {
 /// A tool allowing exactly `programs`.
 pub(crate) fn allowing(programs: &[&str]) -> ExecTool {
     ExecTool::builder()
-        .allow(AllowList::new(programs.iter().copied()).unwrap())
+        .allow(any_allow(programs.iter().copied()))
         .build()
 }
 
@@ -86,7 +86,9 @@ pub(crate) fn allowing_program_of(command: &str) -> ExecTool {
     } else {
         DenyList::default()
     };
-    match AllowList::new([program]) {
+    match AllowList::new(Vec::<String>::new())
+        .and_then(|allow| allow.dangerous_allow_untabled([program]))
+    {
         Ok(allow) => ExecTool::builder().allow(allow).deny(deny).build(),
         Err(_) => ExecTool::builder()
             .allow(AllowList::new(Vec::<String>::new()).unwrap())
@@ -125,4 +127,18 @@ pub(crate) fn run_tool(
         }
         Err(refusal) => jig_lineage::ToolResult::Refused(refusal),
     }
+}
+
+/// An allow list of exactly `programs`, tabled or not: these tests judge
+/// the other layers, so a program without a table is granted the dangerous
+/// way.
+pub(crate) fn any_allow<I, S>(programs: I) -> AllowList
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    AllowList::new(Vec::<String>::new())
+        .unwrap()
+        .dangerous_allow_untabled(programs)
+        .unwrap()
 }

@@ -13,7 +13,7 @@ use crate::Fixture;
 
 fn exec_registry(fixture: &Fixture, policy: PolicyConfig) -> Registry {
     let allow = AllowList::default_read_only()
-        .with(["sleep", "seq"])
+        .dangerous_allow_untabled(["sleep", "seq"])
         .unwrap();
     let config = ExecTool::builder()
         .allow(allow)

@@ -175,7 +175,14 @@ fn denied_families_targets_and_launchers_for_every_form() {
     let registry = FullPreset::new(fixture.root())
         .with_search_path([bin.path(), Path::new("/usr/bin"), Path::new("/bin")])
         .with_command_tools([code_tool("pyrun", "pyrun -V", &deny)])
-        .with_exec(ExecConfig::default().allow(AllowList::new(["pyrun", "rustup"]).unwrap()))
+        .with_exec(
+            ExecConfig::default().allow(
+                AllowList::new(Vec::<String>::new())
+                    .unwrap()
+                    .dangerous_allow_untabled(["pyrun", "rustup"])
+                    .unwrap(),
+            ),
+        )
         .build()
         .unwrap()
         .registry;

@@ -115,7 +115,10 @@ pub(crate) const SORT: Spec = Spec {
             value("-k --key"),
             value("-t --field-separator"),
             value("-S --buffer-size"),
-            path("-T --temporary-directory"),
+            refuse(
+                "-T --temporary-directory",
+                "moves sort's temporary files; sort already uses the call's private temporary folder (TMPDIR), removed after the call",
+            ),
             value("--parallel"),
             value("--batch-size"),
             optional("--sort"),
@@ -144,6 +147,8 @@ pub(crate) const SORT: Spec = Spec {
         "sort -o out.txt data.csv",
         "sort --compress-program=sh data.csv",
         "sort --compress=sh data.csv",
+        "sort -T /tmp data.csv",
+        "sort --temporary-directory=. data.csv",
     ],
 };
 

@@ -12,6 +12,7 @@ mod interpreters;
 mod search;
 mod sed;
 mod toolchains;
+mod write;
 
 use crate::spec::Spec;
 
@@ -53,6 +54,12 @@ pub(crate) const SPECS: &[&Spec] = &[
     &toolchains::BUILD,
     &toolchains::INTERACTIVE,
     &toolchains::PROJECT_RUNNERS,
+    &write::CP,
+    &write::MV,
+    &write::MKDIR,
+    &write::TOUCH,
+    &write::TEE,
+    &write::BASE64,
 ];
 
 /// One example command that a program's table promises to allow or to

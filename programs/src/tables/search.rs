@@ -106,6 +106,10 @@ pub(crate) const RG: Spec = Spec {
             value("-d --max-depth --maxdepth"),
             path("--ignore-file"),
             refuse(
+                "-z --search-zip",
+                "starts decompression programs on compressed files; search the files as they are",
+            ),
+            refuse(
                 "--pre",
                 "runs a program of your choice on every file searched; search the files as they are",
             ),
@@ -150,6 +154,8 @@ pub(crate) const RG: Spec = Spec {
         "rg --files src",
     ],
     refuses: &[
+        "rg -z TODO archive.gz",
+        "rg --search-zip TODO .",
         "rg --pre sh '' payload.sh",
         "rg --pre=sh TODO .",
         "rg --pre-glob '*' --pre ./payload.sh TODO",
