@@ -38,6 +38,20 @@ pub enum RuleError {
         /// The rule text.
         text: String,
     },
+    /// One of the rule's own examples disagrees with it.
+    #[error(
+        "the permission rule {rule:?} {} its example {example:?}, which says it {}",
+        if *should_match { "does not match" } else { "matches" },
+        if *should_match { "should" } else { "should not" }
+    )]
+    Example {
+        /// The rule text.
+        rule: String,
+        /// The example command.
+        example: String,
+        /// Whether the example says the rule matches.
+        should_match: bool,
+    },
 }
 
 /// One word of a rule pattern: literal text with bare `*` wildcards.
@@ -91,7 +105,8 @@ fn glob(pattern: &[Option<char>], text: &[char]) -> bool {
 /// matches any one word, and a bare `*` as the last word matches any number
 /// of remaining words (none included). Quoted `*` is literal. Commands are
 /// matched on their parsed argv, after leading `NAME=value` assignments are
-/// stripped; a command that cannot be parsed (an operator, an expansion, an
+/// stripped, as written and with the program's global options walked past
+/// (`git -C . log --all` matches `git log --all *`); a command that cannot be parsed (an operator, an expansion, an
 /// unclosed quote) matches every rule, so a rule never lets an unparsable
 /// command escape it.
 ///
@@ -198,6 +213,36 @@ impl PermissionRule {
         }
     }
 
+    /// This rule, checked against examples as Codex's execpolicy writes
+    /// them: every command of `matches` must match it, and no command of
+    /// `not_matches` may. A rule that disagrees with one of its examples is
+    /// an error when it is built, not a surprise when it runs.
+    ///
+    /// ```
+    /// use jig_exec_tool::PermissionRule;
+    ///
+    /// let rule = PermissionRule::deny("git push *")
+    ///     .unwrap()
+    ///     .with_examples(&["git push origin", "git -C sub push"], &["git pull"]);
+    /// assert!(rule.is_ok());
+    /// let wrong = PermissionRule::deny("git push").unwrap().with_examples(&["git push -f"], &[]);
+    /// assert!(wrong.is_err());
+    /// ```
+    pub fn with_examples(self, matches: &[&str], not_matches: &[&str]) -> Result<Self, RuleError> {
+        let wrong = |example: &str, should_match: bool| RuleError::Example {
+            rule: self.text.clone(),
+            example: example.to_owned(),
+            should_match,
+        };
+        if let Some(example) = matches.iter().find(|e| !self.matches(**e)) {
+            return Err(wrong(example, true));
+        }
+        if let Some(example) = not_matches.iter().find(|e| self.matches(**e)) {
+            return Err(wrong(example, false));
+        }
+        Ok(self)
+    }
+
     /// The rule as written.
     pub fn as_str(&self) -> &str {
         &self.text
@@ -219,7 +264,19 @@ impl PermissionRule {
         }
     }
 
+    /// Matches the argv as written, and with the program's global options
+    /// walked past (`git -C . --no-pager log --all` is the `git log --all`
+    /// a rule names): either match counts, so a rule never matches less
+    /// because of global options.
     fn matches_argv(&self, argv: &[String]) -> bool {
+        if self.matches_words(argv) {
+            return true;
+        }
+        let walked = jig_programs::without_global_options(argv);
+        walked.len() != argv.len() && self.matches_words(&walked)
+    }
+
+    fn matches_words(&self, argv: &[String]) -> bool {
         let Some((program, args)) = argv.split_first() else {
             return true;
         };

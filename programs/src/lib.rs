@@ -48,6 +48,7 @@ mod argv;
 mod class;
 mod finding;
 mod gitenv;
+mod global;
 mod options;
 mod spec;
 mod tables;
@@ -56,5 +57,6 @@ pub use argv::{HARDENING_ARGS, ProgramVerdict, Untabled, judge_argv, judge_comma
 pub use class::{CommandClass, classify};
 pub use finding::Finding;
 pub use gitenv::{FIXED_CONFIG as GIT_CONFIG, FIXED_ENV as GIT_ENV, git_env};
+pub use global::without_global_options;
 pub use spec::{Judged, Lookup, Spec, judge, judge_generic, lookup};
 pub use tables::{TableExample, table_examples};

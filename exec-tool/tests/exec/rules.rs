@@ -69,3 +69,35 @@ fn ask_and_deny_rules_in_check() {
     assert!(RuleEffect::Deny < RuleEffect::Ask);
     assert_eq!(tool.rules().len(), 2);
 }
+
+#[test]
+fn rules_match_past_global_options_and_check_their_examples() {
+    let rule = PermissionRule::deny("git log --all *").unwrap();
+    for command in [
+        "git log --all",
+        "git -C . log --all",
+        "git --no-pager log --all --oneline",
+        "git -c color.ui=never -C sub log --all",
+        "git --git-dir=.git log --all",
+    ] {
+        assert!(rule.matches(command), "{command}");
+    }
+    for command in ["git log", "git -C . log --oneline", "git status --all"] {
+        assert!(!rule.matches(command), "{command}");
+    }
+    // Examples are checked when the rule is built.
+    let checked = PermissionRule::deny("git push *")
+        .unwrap()
+        .with_examples(&["git push origin main", "git -C sub push"], &["git pull"]);
+    assert!(checked.is_ok());
+    let error = PermissionRule::deny("git push")
+        .unwrap()
+        .with_examples(&["git push --force"], &[])
+        .unwrap_err();
+    assert!(error.to_string().contains("does not match"), "{error}");
+    let error = PermissionRule::ask("git *")
+        .unwrap()
+        .with_examples(&[], &["git status"])
+        .unwrap_err();
+    assert!(error.to_string().contains("should not"), "{error}");
+}
