@@ -73,22 +73,12 @@ impl AllowList {
 
     /// This list with more programs, each of which must have a table in
     /// `jig-programs` (a launcher has one: it is always refused).
-    pub fn with<I, S>(mut self, names: I) -> Result<Self, AllowListError>
+    pub fn with<I, S>(self, names: I) -> Result<Self, AllowListError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        for name in names {
-            let name = name.into();
-            if !valid(&name) {
-                return Err(AllowListError::InvalidName { name });
-            }
-            if matches!(jig_programs::lookup(&name), jig_programs::Lookup::Generic) {
-                return Err(AllowListError::Untabled { name });
-            }
-            self.names.insert(name);
-        }
-        Ok(self)
+        self.insert(names, true)
     }
 
     /// This list with programs that have no table: their options are only
@@ -96,7 +86,15 @@ impl AllowList {
     /// the workspace), so an option that writes elsewhere, reads through a
     /// response file or reaches the network is not recognised. The name says
     /// what the grant weakens.
-    pub fn dangerous_allow_untabled<I, S>(mut self, names: I) -> Result<Self, AllowListError>
+    pub fn dangerous_allow_untabled<I, S>(self, names: I) -> Result<Self, AllowListError>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.insert(names, false)
+    }
+
+    fn insert<I, S>(mut self, names: I, tabled_only: bool) -> Result<Self, AllowListError>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -105,6 +103,10 @@ impl AllowList {
             let name = name.into();
             if !valid(&name) {
                 return Err(AllowListError::InvalidName { name });
+            }
+            let untabled = matches!(jig_programs::lookup(&name), jig_programs::Lookup::Generic);
+            if tabled_only && untabled {
+                return Err(AllowListError::Untabled { name });
             }
             self.names.insert(name);
         }
