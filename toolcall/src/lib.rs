@@ -47,11 +47,13 @@
 //! [`CallError::UnknownTool`], which names the tools there are.
 //!
 //! No input makes the reader panic, and its work is linear in the size of
-//! the text: every search that looks ahead for a closing marker is
-//! memoised, and tests count the bytes visited per byte of input on
-//! pathological texts (markers repeated thousands of times, CDATA never
-//! closed) rather than timing them. A fuzz target per shape runs in
-//! `fuzz/`.
+//! the text: one memchr pass finds every marker of every format, a reader
+//! runs only when its markers are there and looks them up in that table
+//! instead of searching again, the searches that remain are memoised,
+//! and valid JSON is parsed once (repair only starts where it fails).
+//! Tests count the bytes visited per byte of input on pathological texts
+//! (markers repeated thousands of times, CDATA never closed) rather than
+//! timing them. A fuzz target per shape runs in `fuzz/`.
 //!
 //! # Repairing JSON: [`repair`] and [`extract_call`]
 //!
