@@ -29,7 +29,11 @@
 //!   `f`), and keys beside the name are kept as arguments
 //!   (`{"tool": "bash", "command": "ls"}` calls `bash` with `command`);
 //! - a name cut off by the end of the text is an incomplete call
-//!   ([`CallError::IncompleteName`]), never completed.
+//!   ([`CallError::IncompleteName`]), never completed;
+//! - all or nothing: a reply in which one call cannot be read (a second
+//!   `<tool_call>` without a name, a list item that is not a call, a
+//!   broken call after a good one) is [`Reading::Unreadable`], never the
+//!   calls that could be read.
 //!
 //! **Pythonic calls and prose.** Code in an explanation looks like a call
 //! (`print(len(x))`). Outside the markers of a format that announces them,

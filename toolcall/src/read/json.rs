@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use super::make_call;
 use super::marks::{Marker, Marks};
-use super::scan::{Scan, is_tool_name};
+use super::scan::{Scan, is_tool_name, shorten};
 use crate::call::{CallError, ToolCall};
 use crate::repair::Values;
 
@@ -32,7 +32,7 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
     // the markers inside which a `{"name": {arguments}}` object (one key)
     // is a call (Apertus)
     let name_keyed = marks.has(Marker::ToolsPrefix);
-    let mut found: Vec<(usize, ToolCall)> = bare_names(text, marks, scan);
+    let mut found: Vec<(usize, ToolCall)> = bare_names(text, marks, scan)?;
     let mut soft_problem = None;
     let mut values = Values::new(text, 0);
     let counted = scan.steps;
@@ -42,8 +42,13 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
         if matches!(before, Some('(' | '=')) {
             continue;
         }
+        // inside call markers every value must be a call: one that is not
+        // makes the reply unreadable (all or nothing), where in chatter it
+        // is only data beside the calls
+        let in_markers = in_call_markers(marks, range.start);
         let value = match read {
             Ok(value) => value,
+            Err(problem) if in_markers => return Err(CallError::Repair(problem)),
             Err(problem) => {
                 soft_problem.get_or_insert(CallError::Repair(problem));
                 continue;
@@ -58,6 +63,8 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
             }
             other => (Vec::new(), Some(other)),
         };
+        let in_list = one.is_none();
+        let (mut list_calls, mut list_problem) = (0, None);
         for item in list.into_iter().chain(one) {
             match call_of(item, name_keyed) {
                 Ok(call) => {
@@ -67,12 +74,23 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
                         });
                     }
                     found.push((range.start, call));
+                    list_calls += 1;
                 }
                 Err(problem @ (CallError::MissingName { .. } | CallError::NotAnObject { .. })) => {
-                    soft_problem.get_or_insert(problem);
+                    if in_markers {
+                        return Err(problem);
+                    }
+                    list_problem.get_or_insert(problem);
                 }
                 Err(problem) => return Err(problem),
             }
+        }
+        if let Some(problem) = list_problem {
+            // a list of calls with an item that is not one
+            if in_list && list_calls > 0 {
+                return Err(problem);
+            }
+            soft_problem.get_or_insert(problem);
         }
     }
     scan.steps = counted + values.steps();
@@ -127,8 +145,24 @@ fn blank(text: &str, marks: &Marks) -> String {
     String::from_utf8(bytes).unwrap_or_else(|_| text.to_owned())
 }
 
-/// `<tool_call>name</tool_call>`: a call with no arguments (GLM).
-fn bare_names(text: &str, marks: &Marks, scan: &mut Scan) -> Vec<(usize, ToolCall)> {
+/// Whether a value at `at` is inside call markers: in a `<tool_call>`
+/// block, or after `[TOOL_CALLS]` or `<|python_tag|>` (which only calls
+/// follow).
+fn in_call_markers(marks: &Marks, at: usize) -> bool {
+    let open = marks.last_before(Marker::ToolCall, at);
+    let close = marks.last_before(Marker::ToolCallEnd, at);
+    open.is_some_and(|open| close.is_none_or(|close| close < open))
+        || marks.last_before(Marker::ToolCalls, at).is_some()
+        || marks.last_before(Marker::PythonTag, at).is_some()
+}
+
+/// `<tool_call>name</tool_call>`: a call with no arguments (GLM). A block
+/// that holds neither JSON nor a tool name is a call that cannot be read.
+fn bare_names(
+    text: &str,
+    marks: &Marks,
+    scan: &mut Scan,
+) -> Result<Vec<(usize, ToolCall)>, CallError> {
     const OPEN: &str = Marker::ToolCall.text();
     let mut found = Vec::new();
     let mut from = 0;
@@ -140,10 +174,18 @@ fn bare_names(text: &str, marks: &Marks, scan: &mut Scan) -> Vec<(usize, ToolCal
         let name = text[start..end].trim();
         if let Some(call) = ToolCall::new(name, Map::new()).filter(|_| is_tool_name(name)) {
             found.push((at, call));
+        } else if !name.is_empty() && !name.contains(['{', '[']) {
+            return Err(CallError::Malformed {
+                shape: "json-call-in-markers",
+                detail: format!(
+                    "`<tool_call>` holds `{}`, neither a JSON call nor a tool name",
+                    shorten(name)
+                ),
+            });
         }
         from = end;
     }
-    found
+    Ok(found)
 }
 
 /// The JSON arguments of a call whose name is outside them: empty text is

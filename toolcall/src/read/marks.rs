@@ -181,6 +181,15 @@ impl Marks {
         self.next(marker, from)
     }
 
+    /// The last `marker` before `before`.
+    pub(crate) fn last_before(&self, marker: Marker, before: usize) -> Option<usize> {
+        let i = self.found.partition_point(|hit| *hit < (marker, before));
+        match i.checked_sub(1).and_then(|i| self.found.get(i)) {
+            Some((found, at)) if *found == marker => Some(*at),
+            _ => None,
+        }
+    }
+
     /// Every occurrence of `marker`, in order.
     pub(crate) fn all(&self, marker: Marker) -> impl Iterator<Item = usize> + '_ {
         let i = self.found.partition_point(|hit| hit.0 < marker);
@@ -235,6 +244,8 @@ mod tests {
             }
         }
         assert_eq!(marks.all(Marker::CdataEnd).collect::<Vec<_>>(), [80, 83]);
+        assert_eq!(marks.last_before(Marker::Think, 100), Some(34));
+        assert_eq!(marks.last_before(Marker::Think, 34), None);
     }
 
     #[test]

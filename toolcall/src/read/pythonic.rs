@@ -45,7 +45,7 @@ pub(super) fn read_marked(
         let body = &text[body_start..end];
         if !body.trim().is_empty() {
             match call_list(body, 0, scan) {
-                Some((list, stop)) if body[stop..].trim().is_empty() => calls.extend(list),
+                Ok(Some((list, stop))) if body[stop..].trim().is_empty() => calls.extend(list),
                 _ => return Err(malformed()),
             }
         }
@@ -76,7 +76,7 @@ pub(super) fn read_unmarked(
             .trim_end();
     }
     let offset = trimmed.as_ptr() as usize - text.as_ptr() as usize;
-    if let Some((calls, stop)) = call_list(text, offset, scan)
+    if let Some((calls, stop)) = call_list(text, offset, scan)?
         && stop >= offset + trimmed.len()
     {
         return Ok(calls);
@@ -85,7 +85,7 @@ pub(super) fn read_unmarked(
     let mut calls = Vec::new();
     let mut from = 0;
     while let Some(at) = scan.find_byte(text, from, b'[') {
-        match call_list(text, at, scan) {
+        match call_list(text, at, scan)? {
             Some((list, stop)) if !list.is_empty() => {
                 calls.extend(list);
                 from = stop;
@@ -96,7 +96,10 @@ pub(super) fn read_unmarked(
     if !calls.is_empty() || tools.is_empty() {
         return Ok(calls);
     }
-    // calls of the given tools, in prose
+    // calls of the given tools, in prose; once the reply calls one, a call
+    // of a given tool that cannot be read makes the reply unreadable, not
+    // a reply with one call fewer
+    let mut broken = false;
     let mut from = 0;
     while let Some(at) = scan.find_byte(text, from, b'(') {
         let start = text[..at].trim_end_matches(super::scan::is_name_char).len();
@@ -105,15 +108,20 @@ pub(super) fn read_unmarked(
             .chars()
             .next_back()
             .is_none_or(|c| !c.is_alphanumeric() && c != '.');
-        if boundary
-            && tools.iter().any(|tool| tool.name() == name)
-            && let Some((call, stop)) = one_call(text, start, scan)
-        {
-            calls.push(call);
-            from = stop.max(at + 1);
-            continue;
+        if boundary && tools.iter().any(|tool| tool.name() == name) {
+            match one_call(text, start, scan) {
+                Some((call, stop)) => {
+                    calls.push(call);
+                    from = stop.max(at + 1);
+                    continue;
+                }
+                None => broken = true,
+            }
         }
         from = at + 1;
+    }
+    if broken && !calls.is_empty() {
+        return Err(malformed());
     }
     Ok(calls)
 }
@@ -125,9 +133,21 @@ fn malformed() -> CallError {
     }
 }
 
+/// Whether a call starts at `at`: a name, then `(`.
+fn starts_call(text: &str, at: usize) -> bool {
+    let end = super::scan::name_end(text, at);
+    end > at && text[end..].trim_start().starts_with('(')
+}
+
 /// Calls from `at`: `[call, call]` or `call, call` (commas, semicolons or
-/// line breaks between); the calls and where the list ends.
-fn call_list(text: &str, at: usize, scan: &mut Scan) -> Option<(Vec<ToolCall>, usize)> {
+/// line breaks between); the calls and where the list ends. A list that
+/// starts with calls and goes on with one that cannot be read is an error:
+/// a reply with an unreadable call runs nothing.
+fn call_list(
+    text: &str,
+    at: usize,
+    scan: &mut Scan,
+) -> Result<Option<(Vec<ToolCall>, usize)>, CallError> {
     let mut lit = Literals::new(text, at);
     let bracketed = lit.eat('[', scan);
     let mut calls = Vec::new();
@@ -138,11 +158,16 @@ fn call_list(text: &str, at: usize, scan: &mut Scan) -> Option<(Vec<ToolCall>, u
         }
         if !lit.peek().is_some_and(is_name_start) {
             if bracketed || calls.is_empty() {
-                return None;
+                return Ok(None);
             }
             break;
         }
-        let (call, stop) = one_call(text, lit.pos, scan)?;
+        let Some((call, stop)) = one_call(text, lit.pos, scan) else {
+            if !calls.is_empty() && starts_call(text, lit.pos) {
+                return Err(malformed());
+            }
+            return Ok(None);
+        };
         calls.push(call);
         lit.pos = stop;
         if !lit.eat(',', scan) {
@@ -150,9 +175,9 @@ fn call_list(text: &str, at: usize, scan: &mut Scan) -> Option<(Vec<ToolCall>, u
         }
     }
     if calls.is_empty() {
-        return None;
+        return Ok(None);
     }
-    Some((calls, lit.pos))
+    Ok(Some((calls, lit.pos)))
 }
 
 /// One call, `name(key=value, ...)`, at `at`; positional arguments make it
