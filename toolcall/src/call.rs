@@ -131,7 +131,11 @@ fn take_name(map: &mut Map<String, Value>) -> Result<Option<String>, CallError> 
     });
     match key.and_then(|key| map.remove(*key)) {
         None => Ok(None),
-        Some(Value::String(name)) if !name.trim().is_empty() => Ok(Some(name.trim().to_owned())),
+        Some(Value::String(name)) if !name.trim().is_empty() => Ok(Some(if name.trim() == name {
+            name
+        } else {
+            name.trim().to_owned()
+        })),
         Some(found) => Err(CallError::BadName { found }),
     }
 }

@@ -29,7 +29,11 @@
 //!   `f`), and keys beside the name are kept as arguments
 //!   (`{"tool": "bash", "command": "ls"}` calls `bash` with `command`);
 //! - a name cut off by the end of the text is an incomplete call
-//!   ([`CallError::IncompleteName`]), never completed.
+//!   ([`CallError::IncompleteName`]), never completed;
+//! - all or nothing: a reply in which one call cannot be read (a second
+//!   `<tool_call>` without a name, a list item that is not a call, a
+//!   broken call after a good one) is [`Reading::Unreadable`], never the
+//!   calls that could be read.
 //!
 //! **Pythonic calls and prose.** Code in an explanation looks like a call
 //! (`print(len(x))`). Outside the markers of a format that announces them,
@@ -47,11 +51,13 @@
 //! [`CallError::UnknownTool`], which names the tools there are.
 //!
 //! No input makes the reader panic, and its work is linear in the size of
-//! the text: every search that looks ahead for a closing marker is
-//! memoised, and tests count the bytes visited per byte of input on
-//! pathological texts (markers repeated thousands of times, CDATA never
-//! closed) rather than timing them. A fuzz target per shape runs in
-//! `fuzz/`.
+//! the text: one memchr pass finds every marker of every format, a reader
+//! runs only when its markers are there and looks them up in that table
+//! instead of searching again, the searches that remain are memoised,
+//! and valid JSON is parsed once (repair only starts where it fails).
+//! Tests count the bytes visited per byte of input on pathological texts
+//! (markers repeated thousands of times, CDATA never closed) rather than
+//! timing them. A fuzz target per shape runs in `fuzz/`.
 //!
 //! # Repairing JSON: [`repair`] and [`extract_call`]
 //!

@@ -81,15 +81,25 @@ impl<'t> Objects<'t> {
 /// repaired, with where each starts and ends; values inside a value are
 /// part of it, never read on their own.
 pub(crate) struct Values<'t> {
-    parser: Parser<'t>,
+    text: &'t str,
+    /// The repairing parser, made when a value is not valid JSON: one for
+    /// all such values, so that what it learnt about the text keeps the
+    /// walk linear.
+    parser: Option<Parser<'t>>,
     from: usize,
+    /// Bytes read by serde_json (counted in tests only).
+    #[cfg(test)]
+    valid_steps: usize,
 }
 
 impl<'t> Values<'t> {
     pub(crate) fn new(text: &'t str, from: usize) -> Self {
         Values {
-            parser: Parser::new(text, 0),
+            text,
+            parser: None,
             from,
+            #[cfg(test)]
+            valid_steps: 0,
         }
     }
 
@@ -97,7 +107,7 @@ impl<'t> Values<'t> {
     pub(crate) fn steps(&self) -> usize {
         #[cfg(test)]
         {
-            self.parser.steps
+            self.valid_steps + self.parser.as_ref().map_or(0, |parser| parser.steps)
         }
         #[cfg(not(test))]
         {
@@ -109,13 +119,31 @@ impl<'t> Values<'t> {
     pub(crate) fn next_value(
         &mut self,
     ) -> Option<(Result<Value, RepairError>, std::ops::Range<usize>)> {
-        let start = find_start(self.parser.text, self.from, &['{', '['])?;
-        self.parser.restart(start);
-        let read = self.parser.value();
-        let end = self.parser.pos.max(start + 1);
+        let start = find_start(self.text, self.from, &['{', '['])?;
+        // valid JSON (what most replies hold) is read once, by serde_json,
+        // instead of repaired into a copy that serde_json then reads again;
+        // where it fails, it read no further than the repairing parser
+        // will, so the work stays linear
+        let rest = self.text.get(start..).unwrap_or("");
+        let mut valid = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        if let Some(Ok(value)) = valid.next() {
+            let end = start + valid.byte_offset();
+            #[cfg(test)]
+            {
+                self.valid_steps += end - start;
+            }
+            self.from = end;
+            return Some((Ok(value), start..end));
+        }
+        let parser = self
+            .parser
+            .get_or_insert_with(|| Parser::new(self.text, start));
+        parser.restart(start);
+        let read = parser.value();
+        let end = parser.pos.max(start + 1);
         self.from = end;
         let value = read.and_then(|_| {
-            serde_json::from_str(&self.parser.out).map_err(|source| RepairError::Invalid { source })
+            serde_json::from_str(&parser.out).map_err(|source| RepairError::Invalid { source })
         });
         Some((value, start..end))
     }

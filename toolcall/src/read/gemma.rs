@@ -6,19 +6,24 @@ use serde_json::Value;
 
 use super::literal::Literals;
 use super::make_call;
+use super::marks::{Marker, Marks};
 use super::scan::{Scan, name_end};
 use crate::call::{CallError, ToolCall};
 
 const SHAPE: &str = "gemma-call";
-const OPENINGS: [&str; 2] = ["<start_function_call>call:", "<|tool_call>call:"];
+const OPENINGS: [Marker; 2] = [Marker::StartFunctionCallCall, Marker::GemmaToolCall];
 
-pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
+pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
     let mut calls = Vec::new();
     let mut from = 0;
     loop {
         let next = OPENINGS
             .iter()
-            .filter_map(|open| scan.find(text, from, open).map(|at| at + open.len()))
+            .filter_map(|open| {
+                marks
+                    .find(scan, *open, from)
+                    .map(|at| at + open.text().len())
+            })
             .min();
         let Some(start) = next else {
             return Ok(calls);

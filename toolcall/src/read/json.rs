@@ -5,28 +5,34 @@
 use serde_json::{Map, Value};
 
 use super::make_call;
-use super::scan::{Scan, is_tool_name};
+use super::marks::{Marker, Marks};
+use super::scan::{Scan, is_tool_name, shorten};
 use crate::call::{CallError, ToolCall};
 use crate::repair::Values;
 
 /// Bracketed markers that would read as JSON arrays: blanked before the
 /// values are read.
-const BRACKET_MARKERS: [&str; 4] = ["[TOOL_CALLS]", "[/TOOL_CALLS]", "[ARGS]", "[CALL_ID]"];
+const BRACKET_MARKERS: [Marker; 4] = [
+    Marker::ToolCalls,
+    Marker::ToolCallsEnd,
+    Marker::Args,
+    Marker::CallId,
+];
 
-/// The markers inside which a `{"name": {arguments}}` object (one key) is a
-/// call (Apertus).
-const NAME_KEYED: &str = "<|tools_prefix|>";
-
-pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
-    let mut blanked = text.to_owned();
-    for marker in BRACKET_MARKERS {
-        if scan.find(&blanked, 0, marker).is_some() {
-            blanked = blanked.replace(marker, &" ".repeat(marker.len()));
-        }
-    }
-    let text = blanked.as_str();
-    let name_keyed = scan.find(text, 0, NAME_KEYED).is_some();
-    let mut found: Vec<(usize, ToolCall)> = bare_names(text, scan);
+pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
+    // the text is copied only when it holds a marker to blank; blanking
+    // keeps every offset, so `marks` stays true of the copy
+    let blanked;
+    let text = if marks.any(&BRACKET_MARKERS) {
+        blanked = blank(text, marks);
+        blanked.as_str()
+    } else {
+        text
+    };
+    // the markers inside which a `{"name": {arguments}}` object (one key)
+    // is a call (Apertus)
+    let name_keyed = marks.has(Marker::ToolsPrefix);
+    let mut found: Vec<(usize, ToolCall)> = bare_names(text, marks, scan)?;
     let mut soft_problem = None;
     let mut values = Values::new(text, 0);
     let counted = scan.steps;
@@ -36,8 +42,13 @@ pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallErr
         if matches!(before, Some('(' | '=')) {
             continue;
         }
+        // inside call markers every value must be a call: one that is not
+        // makes the reply unreadable (all or nothing), where in chatter it
+        // is only data beside the calls
+        let in_markers = in_call_markers(marks, range.start);
         let value = match read {
             Ok(value) => value,
+            Err(problem) if in_markers => return Err(CallError::Repair(problem)),
             Err(problem) => {
                 soft_problem.get_or_insert(CallError::Repair(problem));
                 continue;
@@ -45,7 +56,16 @@ pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallErr
         };
         let reaches_end = text[range.end..].trim().is_empty();
         let raw = &text[range.clone()];
-        for item in items(value) {
+        // a list of calls is every element; anything else is one item
+        let (list, one) = match value {
+            Value::Array(items) if items.iter().all(Value::is_object) && !items.is_empty() => {
+                (items, None)
+            }
+            other => (Vec::new(), Some(other)),
+        };
+        let in_list = one.is_none();
+        let (mut list_calls, mut list_problem) = (0, None);
+        for item in list.into_iter().chain(one) {
             match call_of(item, name_keyed) {
                 Ok(call) => {
                     if reaches_end && name_cut_off(raw, call.name()) {
@@ -54,12 +74,23 @@ pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallErr
                         });
                     }
                     found.push((range.start, call));
+                    list_calls += 1;
                 }
                 Err(problem @ (CallError::MissingName { .. } | CallError::NotAnObject { .. })) => {
-                    soft_problem.get_or_insert(problem);
+                    if in_markers {
+                        return Err(problem);
+                    }
+                    list_problem.get_or_insert(problem);
                 }
                 Err(problem) => return Err(problem),
             }
+        }
+        if let Some(problem) = list_problem {
+            // a list of calls with an item that is not one
+            if in_list && list_calls > 0 {
+                return Err(problem);
+            }
+            soft_problem.get_or_insert(problem);
         }
     }
     scan.steps = counted + values.steps();
@@ -71,14 +102,6 @@ pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallErr
     }
     found.sort_by_key(|(at, _)| *at);
     Ok(found.into_iter().map(|(_, call)| call).collect())
-}
-
-/// A list of calls is every element; anything else is one item.
-fn items(value: Value) -> Vec<Value> {
-    match value {
-        Value::Array(items) if items.iter().all(Value::is_object) && !items.is_empty() => items,
-        other => vec![other],
-    }
 }
 
 fn call_of(value: Value, name_keyed: bool) -> Result<ToolCall, CallError> {
@@ -107,23 +130,62 @@ fn name_cut_off(raw: &str, name: &str) -> bool {
     after.is_empty()
 }
 
-/// `<tool_call>name</tool_call>`: a call with no arguments (GLM).
-fn bare_names(text: &str, scan: &mut Scan) -> Vec<(usize, ToolCall)> {
-    const OPEN: &str = "<tool_call>";
+/// The text with every bracketed marker (`[TOOL_CALLS]`...) replaced by
+/// spaces.
+fn blank(text: &str, marks: &Marks) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    for marker in BRACKET_MARKERS {
+        for at in marks.all(marker) {
+            if let Some(span) = bytes.get_mut(at..at + marker.text().len()) {
+                span.fill(b' ');
+            }
+        }
+    }
+    // the markers are ASCII: the text stays UTF-8
+    String::from_utf8(bytes).unwrap_or_else(|_| text.to_owned())
+}
+
+/// Whether a value at `at` is inside call markers: in a `<tool_call>`
+/// block, or after `[TOOL_CALLS]` or `<|python_tag|>` (which only calls
+/// follow).
+fn in_call_markers(marks: &Marks, at: usize) -> bool {
+    let open = marks.last_before(Marker::ToolCall, at);
+    let close = marks.last_before(Marker::ToolCallEnd, at);
+    open.is_some_and(|open| close.is_none_or(|close| close < open))
+        || marks.last_before(Marker::ToolCalls, at).is_some()
+        || marks.last_before(Marker::PythonTag, at).is_some()
+}
+
+/// `<tool_call>name</tool_call>`: a call with no arguments (GLM). A block
+/// that holds neither JSON nor a tool name is a call that cannot be read.
+fn bare_names(
+    text: &str,
+    marks: &Marks,
+    scan: &mut Scan,
+) -> Result<Vec<(usize, ToolCall)>, CallError> {
+    const OPEN: &str = Marker::ToolCall.text();
     let mut found = Vec::new();
     let mut from = 0;
-    while let Some(at) = scan.find(text, from, OPEN) {
+    while let Some(at) = marks.find(scan, Marker::ToolCall, from) {
         let start = at + OPEN.len();
-        let Some(end) = scan.find(text, start, "</tool_call>") else {
+        let Some(end) = marks.find(scan, Marker::ToolCallEnd, start) else {
             break;
         };
         let name = text[start..end].trim();
         if let Some(call) = ToolCall::new(name, Map::new()).filter(|_| is_tool_name(name)) {
             found.push((at, call));
+        } else if !name.is_empty() && !name.contains(['{', '[']) {
+            return Err(CallError::Malformed {
+                shape: "json-call-in-markers",
+                detail: format!(
+                    "`<tool_call>` holds `{}`, neither a JSON call nor a tool name",
+                    shorten(name)
+                ),
+            });
         }
         from = end;
     }
-    found
+    Ok(found)
 }
 
 /// The JSON arguments of a call whose name is outside them: empty text is

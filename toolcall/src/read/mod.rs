@@ -4,6 +4,7 @@
 mod gemma;
 mod json;
 mod literal;
+mod marks;
 mod named;
 mod pythonic;
 mod reasoning;
@@ -14,6 +15,7 @@ mod xml;
 use serde_json::{Map, Value};
 
 use crate::call::{CallError, ToolCall};
+use marks::{Marker, Marks};
 use scan::Scan;
 
 /// A tool the reader may be told about: its name and the JSON Schema of
@@ -91,15 +93,23 @@ pub fn read_calls_with(text: &str, tools: &[ToolSpec]) -> Reading {
 /// The reading, with its work counted in `scan` (tests check that the work
 /// is linear in the size of the text).
 pub(crate) fn read_counting(text: &str, tools: &[ToolSpec], scan: &mut Scan) -> Reading {
-    let body = reasoning::strip(text, scan);
-    let found = match shape_of(&body, scan) {
-        Some((Shape::Named, _)) => named::read(&body, scan),
-        Some((Shape::Xml, _)) => xml::read(&body, scan),
-        Some((Shape::Gemma, _)) => gemma::read(&body, scan),
-        Some((Shape::Pythonic, at)) => pythonic::read_marked(&body, at, scan),
-        None => match pythonic::read_unmarked(&body, tools, scan) {
+    // one pass finds every marker; a second one only when reasoning was cut
+    // out of the text
+    let marks = Marks::of(text, scan);
+    let stripped = reasoning::strip(text, &marks, scan);
+    let (body, marks) = match &stripped {
+        Some((body, marks)) => (body.as_str(), marks),
+        None => (text, &marks),
+    };
+    let found = match shape_of(body, marks) {
+        Some((Shape::Named, _)) => named::read(body, marks, scan),
+        Some((Shape::Xml, _)) => xml::read(body, marks, scan),
+        Some((Shape::Gemma, _)) => gemma::read(body, marks, scan),
+        Some((Shape::Pythonic, at)) => pythonic::read_marked(body, at, marks, scan),
+        None => match pythonic::read_unmarked(body, tools, scan) {
             Ok(calls) if !calls.is_empty() => Ok(calls),
-            _ => json::read(&body, scan),
+            Err(problem) => Err(problem),
+            Ok(_) => json::read(body, marks, scan),
         },
     };
     let calls = match found {
@@ -135,43 +145,44 @@ pub(crate) fn read_counting(text: &str, tools: &[ToolSpec], scan: &mut Scan) -> 
 /// The shape announced by the first decisive marker in the text, and where
 /// it is; `None` when no marker decides (JSON in chatter, or bare pythonic
 /// calls).
-fn shape_of(text: &str, scan: &mut Scan) -> Option<(Shape, usize)> {
-    const MARKERS: &[(&str, Shape)] = &[
+fn shape_of(text: &str, marks: &Marks) -> Option<(Shape, usize)> {
+    const MARKERS: &[(Marker, Shape)] = &[
         // name outside the JSON
-        ("tool\u{2581}call\u{2581}begin", Shape::Named),
-        ("<|tool_call_argument_begin|>", Shape::Named),
-        ("to=functions.", Shape::Named),
-        ("[ARGS]", Shape::Named),
+        (Marker::DeepseekBegin, Shape::Named),
+        (Marker::KimiArguments, Shape::Named),
+        (Marker::HarmonyTo, Shape::Named),
+        (Marker::Args, Shape::Named),
         // XML parameters
-        ("<function=", Shape::Xml),
-        ("invoke name=", Shape::Xml),
-        ("<arg_key>", Shape::Xml),
-        ("<function name=", Shape::Xml),
+        (Marker::FunctionEq, Shape::Xml),
+        (Marker::InvokeName, Shape::Xml),
+        (Marker::ArgKey, Shape::Xml),
+        (Marker::FunctionName, Shape::Xml),
         // Gemma
-        ("<start_function_call>call:", Shape::Gemma),
-        ("<|tool_call>call:", Shape::Gemma),
+        (Marker::StartFunctionCallCall, Shape::Gemma),
+        (Marker::GemmaToolCall, Shape::Gemma),
         // pythonic calls in markers
-        ("<|tool_call_start|>", Shape::Pythonic),
-        ("<function_calls>", Shape::Pythonic),
-        ("<|python_start|>", Shape::Pythonic),
+        (Marker::LfmStart, Shape::Pythonic),
+        (Marker::FunctionCalls, Shape::Pythonic),
+        (Marker::PythonStart, Shape::Pythonic),
     ];
     let mut best: Option<(Shape, usize)> = None;
     for (marker, shape) in MARKERS {
-        if let Some(at) = scan.find(text, 0, marker)
+        if let Some(at) = marks.next(*marker, 0)
             && best.is_none_or(|(_, b)| at < b)
         {
             best = Some((*shape, at));
         }
     }
     // Mistral v11: `[TOOL_CALLS]name{...}` (a list after it is JSON)
-    let mut from = 0;
-    while let Some(at) = scan.find(text, from, "[TOOL_CALLS]") {
-        let after = at + "[TOOL_CALLS]".len();
-        if text[after..].starts_with(scan::is_name_start) && best.is_none_or(|(_, b)| at < b) {
+    for at in marks.all(Marker::ToolCalls) {
+        if best.is_some_and(|(_, b)| b < at) {
+            break;
+        }
+        let after = at + Marker::ToolCalls.text().len();
+        if text[after..].starts_with(scan::is_name_start) {
             best = Some((Shape::Named, at));
             break;
         }
-        from = after;
     }
     best
 }

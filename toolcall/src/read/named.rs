@@ -6,17 +6,26 @@
 
 use super::json::arguments;
 use super::make_call;
+use super::marks::{Marker, Marks};
 use super::scan::{Scan, is_name_start, name_end, skip_space};
 use crate::call::{CallError, ToolCall};
 
 const SHAPE: &str = "name-outside-json-args";
 
-pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
+pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
     let mut found: Vec<(usize, ToolCall)> = Vec::new();
-    deepseek(text, scan, &mut found)?;
-    kimi(text, scan, &mut found)?;
-    mistral(text, scan, &mut found)?;
-    harmony(text, scan, &mut found)?;
+    if marks.has(Marker::DeepseekBegin) {
+        deepseek(text, marks, scan, &mut found)?;
+    }
+    if marks.has(Marker::KimiBegin) {
+        kimi(text, marks, scan, &mut found)?;
+    }
+    if marks.has(Marker::ToolCalls) {
+        mistral(text, marks, scan, &mut found)?;
+    }
+    if marks.has(Marker::HarmonyTo) {
+        harmony(text, marks, scan, &mut found)?;
+    }
     found.sort_by_key(|(at, _)| *at);
     Ok(found.into_iter().map(|(_, call)| call).collect())
 }
@@ -24,7 +33,8 @@ pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallErr
 /// The end of the special token that starts with `prefix` at `at`: its
 /// closing `｜>` or `|>`.
 fn token_end(text: &str, at: usize, scan: &mut Scan) -> usize {
-    scan.find(text, at, ">").map_or(text.len(), |end| end + 1)
+    scan.find_byte(text, at, b'>')
+        .map_or(text.len(), |end| end + 1)
 }
 
 fn incomplete(name: &str) -> CallError {
@@ -35,16 +45,14 @@ fn incomplete(name: &str) -> CallError {
 
 fn deepseek(
     text: &str,
+    marks: &Marks,
     scan: &mut Scan,
     found: &mut Vec<(usize, ToolCall)>,
 ) -> Result<(), CallError> {
-    const BEGIN: &str = "tool\u{2581}call\u{2581}begin";
-    const SEP: &str = "tool\u{2581}sep";
-    const END: &str = "tool\u{2581}call\u{2581}end";
     let mut from = 0;
-    while let Some(at) = scan.find(text, from, BEGIN) {
+    while let Some(at) = marks.find(scan, Marker::DeepseekBegin, from) {
         let head = token_end(text, at, scan);
-        let Some(sep) = scan.find(text, head, SEP) else {
+        let Some(sep) = marks.find(scan, Marker::DeepseekSep, head) else {
             let name = text[head..].trim();
             return Err(incomplete(name));
         };
@@ -52,7 +60,9 @@ fn deepseek(
             .trim_end_matches(['<', '|', '\u{ff5c}'])
             .trim();
         let after = token_end(text, sep, scan);
-        let end = scan.find(text, after, END).unwrap_or(text.len());
+        let end = marks
+            .find(scan, Marker::DeepseekEnd, after)
+            .unwrap_or(text.len());
         let body = text[after..end].trim_end_matches(['<', '|', '\u{ff5c}']);
         let (name, args) = if before.is_empty() || before == "function" {
             // `function<sep>name\n```json {...}```
@@ -72,21 +82,26 @@ fn deepseek(
     Ok(())
 }
 
-fn kimi(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Result<(), CallError> {
-    const BEGIN: &str = "<|tool_call_begin|>";
-    const ARGS: &str = "<|tool_call_argument_begin|>";
-    const END: &str = "<|tool_call_end|>";
+fn kimi(
+    text: &str,
+    marks: &Marks,
+    scan: &mut Scan,
+    found: &mut Vec<(usize, ToolCall)>,
+) -> Result<(), CallError> {
+    const ARGS: &str = Marker::KimiArguments.text();
     let mut from = 0;
-    while let Some(at) = scan.find(text, from, BEGIN) {
-        let head = at + BEGIN.len();
-        let Some(args) = scan.find(text, head, ARGS) else {
+    while let Some(at) = marks.find(scan, Marker::KimiBegin, from) {
+        let head = at + Marker::KimiBegin.text().len();
+        let Some(args) = marks.find(scan, Marker::KimiArguments, head) else {
             return Err(incomplete(text[head..].trim()));
         };
         let id = text[head..args].trim();
         let id = id.strip_prefix("functions.").unwrap_or(id);
         let name = id.rsplit_once(':').map_or(id, |(name, _)| name).trim();
         let body_start = args + ARGS.len();
-        let end = scan.find(text, body_start, END).unwrap_or(text.len());
+        let end = marks
+            .find(scan, Marker::ToolCallEndToken, body_start)
+            .unwrap_or(text.len());
         let call = make_call(SHAPE, name, arguments(name, &text[body_start..end], scan)?)?;
         found.push((at, call));
         from = end.max(at + 1);
@@ -96,12 +111,13 @@ fn kimi(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resu
 
 fn mistral(
     text: &str,
+    marks: &Marks,
     scan: &mut Scan,
     found: &mut Vec<(usize, ToolCall)>,
 ) -> Result<(), CallError> {
-    const CALLS: &str = "[TOOL_CALLS]";
+    const CALLS: &str = Marker::ToolCalls.text();
     let mut from = 0;
-    while let Some(at) = scan.find(text, from, CALLS) {
+    while let Some(at) = marks.find(scan, Marker::ToolCalls, from) {
         let start = at + CALLS.len();
         if !text[start..].starts_with(is_name_start) {
             from = start;
@@ -113,11 +129,13 @@ fn mistral(
         if stop >= text.len() {
             return Err(incomplete(name));
         }
-        let next = scan.find(text, stop, CALLS).unwrap_or(text.len());
+        let next = marks
+            .find(scan, Marker::ToolCalls, stop)
+            .unwrap_or(text.len());
         let mut body = &text[stop..next];
         // `[CALL_ID]id[ARGS]{...}` or `[ARGS]{...}` or `{...}`
-        if let Some(args) = body.find("[ARGS]") {
-            body = &body[args + "[ARGS]".len()..];
+        if let Some(args) = marks.find(scan, Marker::Args, stop).filter(|a| *a < next) {
+            body = &text[args + Marker::Args.text().len()..next];
         }
         let call = make_call(SHAPE, name, arguments(name, body, scan)?)?;
         found.push((at, call));
@@ -128,26 +146,29 @@ fn mistral(
 
 fn harmony(
     text: &str,
+    marks: &Marks,
     scan: &mut Scan,
     found: &mut Vec<(usize, ToolCall)>,
 ) -> Result<(), CallError> {
-    const TO: &str = "to=functions.";
-    const MESSAGE: &str = "<|message|>";
     let mut from = 0;
-    while let Some(at) = scan.find(text, from, TO) {
-        let start = at + TO.len();
+    while let Some(at) = marks.find(scan, Marker::HarmonyTo, from) {
+        let start = at + Marker::HarmonyTo.text().len();
         let stop = name_end(text, start);
         scan.count(stop - start);
         let name = &text[start..stop];
-        let Some(message) = scan.find(text, stop, MESSAGE) else {
+        let Some(message) = marks.find(scan, Marker::HarmonyMessage, stop) else {
             return Err(incomplete(name));
         };
-        let body_start = message + MESSAGE.len();
-        let end = ["<|call|>", "<|end|>", "<|start|>"]
-            .iter()
-            .filter_map(|marker| scan.find(text, body_start, marker))
-            .min()
-            .unwrap_or(text.len());
+        let body_start = message + Marker::HarmonyMessage.text().len();
+        let end = [
+            Marker::HarmonyCall,
+            Marker::HarmonyEnd,
+            Marker::HarmonyStart,
+        ]
+        .iter()
+        .filter_map(|marker| marks.find(scan, *marker, body_start))
+        .min()
+        .unwrap_or(text.len());
         let call = make_call(SHAPE, name, arguments(name, &text[body_start..end], scan)?)?;
         found.push((at, call));
         from = end.max(at + 1);

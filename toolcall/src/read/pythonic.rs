@@ -10,22 +10,24 @@ use serde_json::{Map, Value};
 
 use super::ToolSpec;
 use super::literal::Literals;
+use super::marks::{Marker, Marks};
 use super::scan::{Scan, is_name_start};
 use crate::call::{CallError, ToolCall};
 
 const SHAPE: &str = "pythonic-call";
 
 /// Markers around pythonic calls, as (opening, closing).
-const MARKERS: &[(&str, &str)] = &[
-    ("<|tool_call_start|>", "<|tool_call_end|>"),
-    ("<function_calls>", "</function_calls>"),
-    ("<|python_start|>", "<|python_end|>"),
+const MARKERS: &[(Marker, Marker)] = &[
+    (Marker::LfmStart, Marker::ToolCallEndToken),
+    (Marker::FunctionCalls, Marker::FunctionCallsEnd),
+    (Marker::PythonStart, Marker::PythonEnd),
 ];
 
 /// The calls inside every marked region, from `at` on.
 pub(super) fn read_marked(
     text: &str,
     at: usize,
+    marks: &Marks,
     scan: &mut Scan,
 ) -> Result<Vec<ToolCall>, CallError> {
     let mut calls = Vec::new();
@@ -33,26 +35,21 @@ pub(super) fn read_marked(
     loop {
         let next = MARKERS
             .iter()
-            .filter_map(|(open, close)| scan.find(text, from, open).map(|at| (at, *open, *close)))
+            .filter_map(|(open, close)| marks.find(scan, *open, from).map(|at| (at, *open, *close)))
             .min_by_key(|(at, _, _)| *at);
         let Some((start, open, close)) = next else {
             break;
         };
-        let body_start = start + open.len();
-        let end = scan.find(text, body_start, close).unwrap_or(text.len());
+        let body_start = start + open.text().len();
+        let end = marks.find(scan, close, body_start).unwrap_or(text.len());
         let body = &text[body_start..end];
         if !body.trim().is_empty() {
             match call_list(body, 0, scan) {
-                Some((list, stop)) if body[stop..].trim().is_empty() => calls.extend(list),
-                _ => {
-                    return Err(CallError::Malformed {
-                        shape: SHAPE,
-                        detail: "write calls as name(key=value, ...)".to_owned(),
-                    });
-                }
+                Ok(Some((list, stop))) if body[stop..].trim().is_empty() => calls.extend(list),
+                _ => return Err(malformed()),
             }
         }
-        from = (end + close.len()).min(text.len());
+        from = (end + close.text().len()).min(text.len());
         if end >= text.len() {
             break;
         }
@@ -66,12 +63,20 @@ pub(super) fn read_unmarked(
     tools: &[ToolSpec],
     scan: &mut Scan,
 ) -> Result<Vec<ToolCall>, CallError> {
+    // every call has a `(`: a reply without one (most JSON replies) is
+    // passed over in one memchr
+    if scan.find_byte(text, 0, b'(').is_none() {
+        return Ok(Vec::new());
+    }
     let mut trimmed = text.trim();
     for (_, close) in MARKERS {
-        trimmed = trimmed.strip_suffix(close).unwrap_or(trimmed).trim_end();
+        trimmed = trimmed
+            .strip_suffix(close.text())
+            .unwrap_or(trimmed)
+            .trim_end();
     }
     let offset = trimmed.as_ptr() as usize - text.as_ptr() as usize;
-    if let Some((calls, stop)) = call_list(text, offset, scan)
+    if let Some((calls, stop)) = call_list(text, offset, scan)?
         && stop >= offset + trimmed.len()
     {
         return Ok(calls);
@@ -79,8 +84,8 @@ pub(super) fn read_unmarked(
     // bracketed lists of keyword calls, anywhere
     let mut calls = Vec::new();
     let mut from = 0;
-    while let Some(at) = scan.find(text, from, "[") {
-        match call_list(text, at, scan) {
+    while let Some(at) = scan.find_byte(text, from, b'[') {
+        match call_list(text, at, scan)? {
             Some((list, stop)) if !list.is_empty() => {
                 calls.extend(list);
                 from = stop;
@@ -91,33 +96,58 @@ pub(super) fn read_unmarked(
     if !calls.is_empty() || tools.is_empty() {
         return Ok(calls);
     }
-    // calls of the given tools, in prose
+    // calls of the given tools, in prose; once the reply calls one, a call
+    // of a given tool that cannot be read makes the reply unreadable, not
+    // a reply with one call fewer
+    let mut broken = false;
     let mut from = 0;
-    while let Some(at) = scan.find(text, from, "(") {
+    while let Some(at) = scan.find_byte(text, from, b'(') {
         let start = text[..at].trim_end_matches(super::scan::is_name_char).len();
         let name = &text[start..at];
         let boundary = text[..start]
             .chars()
             .next_back()
             .is_none_or(|c| !c.is_alphanumeric() && c != '.');
-        if boundary
-            && tools.iter().any(|tool| tool.name() == name)
-            && let Some((call, stop)) = one_call(text, start, scan)
-        {
-            {
-                calls.push(call);
-                from = stop.max(at + 1);
-                continue;
+        if boundary && tools.iter().any(|tool| tool.name() == name) {
+            match one_call(text, start, scan) {
+                Some((call, stop)) => {
+                    calls.push(call);
+                    from = stop.max(at + 1);
+                    continue;
+                }
+                None => broken = true,
             }
         }
         from = at + 1;
     }
+    if broken && !calls.is_empty() {
+        return Err(malformed());
+    }
     Ok(calls)
 }
 
+fn malformed() -> CallError {
+    CallError::Malformed {
+        shape: SHAPE,
+        detail: "write calls as name(key=value, ...)".to_owned(),
+    }
+}
+
+/// Whether a call starts at `at`: a name, then `(`.
+fn starts_call(text: &str, at: usize) -> bool {
+    let end = super::scan::name_end(text, at);
+    end > at && text[end..].trim_start().starts_with('(')
+}
+
 /// Calls from `at`: `[call, call]` or `call, call` (commas, semicolons or
-/// line breaks between); the calls and where the list ends.
-fn call_list(text: &str, at: usize, scan: &mut Scan) -> Option<(Vec<ToolCall>, usize)> {
+/// line breaks between); the calls and where the list ends. A list that
+/// starts with calls and goes on with one that cannot be read is an error:
+/// a reply with an unreadable call runs nothing.
+fn call_list(
+    text: &str,
+    at: usize,
+    scan: &mut Scan,
+) -> Result<Option<(Vec<ToolCall>, usize)>, CallError> {
     let mut lit = Literals::new(text, at);
     let bracketed = lit.eat('[', scan);
     let mut calls = Vec::new();
@@ -128,11 +158,16 @@ fn call_list(text: &str, at: usize, scan: &mut Scan) -> Option<(Vec<ToolCall>, u
         }
         if !lit.peek().is_some_and(is_name_start) {
             if bracketed || calls.is_empty() {
-                return None;
+                return Ok(None);
             }
             break;
         }
-        let (call, stop) = one_call(text, lit.pos, scan)?;
+        let Some((call, stop)) = one_call(text, lit.pos, scan) else {
+            if !calls.is_empty() && starts_call(text, lit.pos) {
+                return Err(malformed());
+            }
+            return Ok(None);
+        };
         calls.push(call);
         lit.pos = stop;
         if !lit.eat(',', scan) {
@@ -140,9 +175,9 @@ fn call_list(text: &str, at: usize, scan: &mut Scan) -> Option<(Vec<ToolCall>, u
         }
     }
     if calls.is_empty() {
-        return None;
+        return Ok(None);
     }
-    Some((calls, lit.pos))
+    Ok(Some((calls, lit.pos)))
 }
 
 /// One call, `name(key=value, ...)`, at `at`; positional arguments make it

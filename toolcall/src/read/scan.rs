@@ -1,5 +1,7 @@
 //! Counted searches and the lexical pieces every shape shares.
 
+use super::marks::{Marker, Marks};
+
 /// The work of one reading: every byte a search or a reader looks at adds
 /// one step, so that tests can check the work is linear in the text.
 #[derive(Debug, Default)]
@@ -16,9 +18,27 @@ impl Scan {
     /// passed over.
     pub(crate) fn find(&mut self, text: &str, from: usize, needle: &str) -> Option<usize> {
         let rest = text.get(from..)?;
-        match rest.find(needle) {
+        // memchr's search, not `str::find`: building `str::find`'s searcher
+        // cost more than the search itself on replies of a few hundred bytes
+        match memchr::memmem::find(rest.as_bytes(), needle.as_bytes()) {
             Some(at) => {
                 self.steps += at + needle.len();
+                Some(from + at)
+            }
+            None => {
+                self.steps += rest.len();
+                None
+            }
+        }
+    }
+
+    /// The first `byte` in `text` at or after `from`, counting the bytes
+    /// passed over.
+    pub(crate) fn find_byte(&mut self, text: &str, from: usize, byte: u8) -> Option<usize> {
+        let rest = text.get(from..)?;
+        match memchr::memchr(byte, rest.as_bytes()) {
+            Some(at) => {
+                self.steps += at + 1;
                 Some(from + at)
             }
             None => {
@@ -77,18 +97,23 @@ pub(crate) fn skip_space(text: &str, at: usize) -> usize {
     at + (rest.len() - rest.trim_start().len())
 }
 
-/// Searches for one needle from growing offsets, remembering the last
-/// answer: a needle found at `p` is the answer for every offset up to `p`,
-/// and a needle not found is not found from any later offset. This keeps
-/// loops that look ahead for a closing marker linear.
-pub(crate) struct Next {
-    needle: String,
-    known: Option<(usize, Option<usize>)>,
+/// Searches for one needle from growing offsets: a marker of the table
+/// ([`Marks`]) is looked up there; any other text is searched for,
+/// remembering the last answer: a needle found at `p` is the answer for
+/// every offset up to `p`, and a needle not found is not found from any
+/// later offset. This keeps loops that look ahead for a closing marker
+/// linear.
+pub(crate) enum Next {
+    Marked(Marker),
+    Text {
+        needle: String,
+        known: Option<(usize, Option<usize>)>,
+    },
 }
 
 impl Next {
     pub(crate) fn new(needle: &str) -> Self {
-        Next {
+        Next::Text {
             needle: needle.to_owned(),
             known: None,
         }
@@ -96,11 +121,24 @@ impl Next {
 
     /// The needle.
     pub(crate) fn needle(&self) -> &str {
-        &self.needle
+        match self {
+            Next::Marked(marker) => marker.text(),
+            Next::Text { needle, .. } => needle,
+        }
     }
 
-    pub(crate) fn find(&mut self, scan: &mut Scan, text: &str, from: usize) -> Option<usize> {
-        if let Some((asked, answer)) = self.known
+    pub(crate) fn find(
+        &mut self,
+        marks: &Marks,
+        scan: &mut Scan,
+        text: &str,
+        from: usize,
+    ) -> Option<usize> {
+        let (needle, known) = match self {
+            Next::Marked(marker) => return marks.find(scan, *marker, from),
+            Next::Text { needle, known } => (needle, known),
+        };
+        if let Some((asked, answer)) = *known
             && asked <= from
         {
             match answer {
@@ -109,8 +147,8 @@ impl Next {
                 Some(_) => {}
             }
         }
-        let answer = scan.find(text, from, &self.needle);
-        self.known = Some((from, answer));
+        let answer = scan.find(text, from, needle);
+        *known = Some((from, answer));
         answer
     }
 }

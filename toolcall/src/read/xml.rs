@@ -12,18 +12,27 @@ use serde_json::{Map, Value};
 
 use super::json::arguments;
 use super::make_call;
+use super::marks::{Marker, Marks};
 use super::scan::{Next, Scan, skip_space};
 use crate::call::{CallError, ToolCall};
 use crate::repair::repair_value;
 
 const SHAPE: &str = "xml-parameters";
 
-pub(super) fn read(text: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
+pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
     let mut found: Vec<(usize, ToolCall)> = Vec::new();
-    qwen(text, scan, &mut found)?;
-    invoke(text, scan, &mut found)?;
-    glm(text, scan, &mut found)?;
-    minicpm(text, scan, &mut found)?;
+    if marks.has(Marker::FunctionEq) {
+        qwen(text, marks, scan, &mut found)?;
+    }
+    if marks.has(Marker::InvokeName) {
+        invoke(text, marks, scan, &mut found)?;
+    }
+    if marks.has(Marker::ArgKey) {
+        glm(text, marks, scan, &mut found)?;
+    }
+    if marks.has(Marker::FunctionName) {
+        minicpm(text, marks, scan, &mut found)?;
+    }
     found.sort_by_key(|(at, _)| *at);
     Ok(found.into_iter().map(|(_, call)| call).collect())
 }
@@ -67,11 +76,11 @@ struct Values {
 }
 
 impl Values {
-    fn new(close: &str, next: &str) -> Values {
+    fn new(close: Next, next: Next) -> Values {
         Values {
-            close: Next::new(close),
-            next: Next::new(next),
-            cdata_end: Next::new("]]>"),
+            close,
+            next,
+            cdata_end: Next::Marked(Marker::CdataEnd),
         }
     }
 }
@@ -83,6 +92,7 @@ fn value_end(
     from: usize,
     values: &mut Values,
     limit: usize,
+    marks: &Marks,
     scan: &mut Scan,
 ) -> (usize, usize) {
     let Values {
@@ -93,18 +103,20 @@ fn value_end(
     // CDATA may hold the closing tag itself
     let at = skip_space(text, from);
     let search_from = if text[at..].starts_with("<![CDATA[") {
-        cdata_end.find(scan, text, at).map_or(from, |end| end + 3)
+        cdata_end
+            .find(marks, scan, text, at)
+            .map_or(from, |end| end + 3)
     } else {
         from
     };
     match close
-        .find(scan, text, search_from)
+        .find(marks, scan, text, search_from)
         .filter(|end| *end <= limit)
     {
         Some(end) => (end, end + close.needle().len()),
         None => {
             let end = next
-                .find(scan, text, from)
+                .find(marks, scan, text, from)
                 .filter(|end| *end <= limit)
                 .unwrap_or(limit);
             (end, end)
@@ -113,24 +125,28 @@ fn value_end(
 }
 
 /// `<function=name>` calls (also Functionary's `<function=name>{json}`).
-fn qwen(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Result<(), CallError> {
-    const OPEN: &str = "<function=";
-    let mut close_call = Next::new("</function>");
-    let mut next_call = Next::new(OPEN);
-    let mut next_param = Next::new("<parameter=");
-    let mut values = Values::new("</parameter>", "<parameter=");
+fn qwen(
+    text: &str,
+    marks: &Marks,
+    scan: &mut Scan,
+    found: &mut Vec<(usize, ToolCall)>,
+) -> Result<(), CallError> {
+    let mut values = Values::new(
+        Next::Marked(Marker::ParameterEnd),
+        Next::Marked(Marker::ParameterEq),
+    );
     let mut from = 0;
-    while let Some(at) = scan.find(text, from, OPEN) {
-        let start = at + OPEN.len();
-        let Some(gt) = scan.find(text, start, ">") else {
+    while let Some(at) = marks.find(scan, Marker::FunctionEq, from) {
+        let start = at + Marker::FunctionEq.text().len();
+        let Some(gt) = scan.find_byte(text, start, b'>') else {
             return Err(CallError::IncompleteName {
                 partial: text[start..].to_owned(),
             });
         };
         let name = text[start..gt].trim();
         let limit = [
-            close_call.find(scan, text, gt),
-            next_call.find(scan, text, gt),
+            marks.find(scan, Marker::FunctionEnd, gt),
+            marks.find(scan, Marker::FunctionEq, gt),
         ]
         .into_iter()
         .flatten()
@@ -142,14 +158,17 @@ fn qwen(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resu
         } else {
             let mut args = Map::new();
             let mut pos = gt + 1;
-            while let Some(p) = next_param.find(scan, text, pos).filter(|p| *p < limit) {
-                let key_start = p + "<parameter=".len();
+            while let Some(p) = marks
+                .find(scan, Marker::ParameterEq, pos)
+                .filter(|p| *p < limit)
+            {
+                let key_start = p + Marker::ParameterEq.text().len();
                 let key_end = scan
-                    .find(text, key_start, ">")
+                    .find_byte(text, key_start, b'>')
                     .filter(|e| *e < limit)
                     .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
                 let key = text[key_start..key_end].trim().to_owned();
-                let (end, next) = value_end(text, key_end + 1, &mut values, limit, scan);
+                let (end, next) = value_end(text, key_end + 1, &mut values, limit, marks, scan);
                 args.insert(key, Value::String(text_value(&text[key_end + 1..end])));
                 pos = next.max(key_end + 1);
             }
@@ -163,28 +182,37 @@ fn qwen(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resu
 
 /// An attribute's value, `name="value"`, in a tag.
 fn attribute<'t>(tag: &'t str, name: &str) -> Option<&'t str> {
-    let at = tag.find(&format!("{name}=\""))? + name.len() + 2;
-    let end = tag[at..].find('"')?;
-    Some(&tag[at..at + end])
+    let mut from = 0;
+    let at = loop {
+        let found = from + memchr::memmem::find(tag.get(from..)?.as_bytes(), name.as_bytes())?;
+        let value = found + name.len();
+        if tag.get(value..)?.starts_with("=\"") {
+            break value + 2;
+        }
+        from = found + 1;
+    };
+    let end = tag.get(at..)?.find('"')?;
+    tag.get(at..at + end)
 }
 
 /// `<PREFIXinvoke name="...">` calls with `<PREFIXparameter name="...">`.
 fn invoke(
     text: &str,
+    marks: &Marks,
     scan: &mut Scan,
     found: &mut Vec<(usize, ToolCall)>,
 ) -> Result<(), CallError> {
-    const INVOKE: &str = "invoke name=";
+    const INVOKE: &str = Marker::InvokeName.text();
     // the searches of one namespace prefix, kept while the prefix is the same
     let mut searches: Option<(String, Next, Next, Values)> = None;
     let mut from = 0;
-    while let Some(at) = scan.find(text, from, INVOKE) {
+    while let Some(at) = marks.find(scan, Marker::InvokeName, from) {
         let lt = text[..at]
             .rfind('<')
             .filter(|lt| at - lt <= 16)
             .unwrap_or(at);
         let prefix = text.get(lt + 1..at).unwrap_or("");
-        let Some(gt) = scan.find(text, at, ">") else {
+        let Some(gt) = scan.find_byte(text, at, b'>') else {
             return Err(CallError::IncompleteName {
                 partial: text[at + INVOKE.len()..].trim_matches('"').to_owned(),
             });
@@ -197,25 +225,25 @@ fn invoke(
                 Next::new(&format!("</{prefix}invoke>")),
                 Next::new(&format!("<{prefix}parameter ")),
                 Values::new(
-                    &format!("</{prefix}parameter>"),
-                    &format!("<{prefix}parameter "),
+                    Next::new(&format!("</{prefix}parameter>")),
+                    Next::new(&format!("<{prefix}parameter ")),
                 ),
             ));
         }
         let Some((_, close, open_p, values)) = searches.as_mut() else {
             return Ok(());
         };
-        let limit = close.find(scan, text, gt).unwrap_or(text.len());
+        let limit = close.find(marks, scan, text, gt).unwrap_or(text.len());
         let mut args = Map::new();
         let mut pos = gt + 1;
-        while let Some(p) = open_p.find(scan, text, pos).filter(|p| *p < limit) {
+        while let Some(p) = open_p.find(marks, scan, text, pos).filter(|p| *p < limit) {
             let tag_end = scan
-                .find(text, p, ">")
+                .find_byte(text, p, b'>')
                 .filter(|e| *e < limit)
                 .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
             let tag = &text[p..tag_end];
             let key = attribute(tag, "name").unwrap_or("").to_owned();
-            let (end, next) = value_end(text, tag_end + 1, values, limit, scan);
+            let (end, next) = value_end(text, tag_end + 1, values, limit, marks, scan);
             let raw = text_value(&text[tag_end + 1..end]);
             let value = match attribute(tag, "string") {
                 Some("false") => repair_value(&raw).unwrap_or(Value::String(raw)),
@@ -231,20 +259,23 @@ fn invoke(
 }
 
 /// GLM: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>`.
-fn glm(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Result<(), CallError> {
-    const OPEN: &str = "<tool_call>";
-    if scan.find(text, 0, "<arg_key>").is_none() {
-        return Ok(());
-    }
-    let mut close_call = Next::new("</tool_call>");
-    let mut next_key = Next::new("<arg_key>");
-    let mut values = Values::new("</arg_value>", "<arg_key>");
-    let mut close_key = Next::new("</arg_key>");
-    let mut next_value = Next::new("<arg_value>");
+fn glm(
+    text: &str,
+    marks: &Marks,
+    scan: &mut Scan,
+    found: &mut Vec<(usize, ToolCall)>,
+) -> Result<(), CallError> {
+    const VALUE: &str = Marker::ArgValue.text();
+    let mut values = Values::new(
+        Next::Marked(Marker::ArgValueEnd),
+        Next::Marked(Marker::ArgKey),
+    );
     let mut from = 0;
-    while let Some(at) = scan.find(text, from, OPEN) {
-        let start = at + OPEN.len();
-        let limit = close_call.find(scan, text, start).unwrap_or(text.len());
+    while let Some(at) = marks.find(scan, Marker::ToolCall, from) {
+        let start = at + Marker::ToolCall.text().len();
+        let limit = marks
+            .find(scan, Marker::ToolCallEnd, start)
+            .unwrap_or(text.len());
         let body = &text[start..limit];
         let name_stop = body.find('<').unwrap_or(body.len());
         let name = body[..name_stop].trim();
@@ -254,23 +285,23 @@ fn glm(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resul
         }
         let mut args = Map::new();
         let mut pos = start + name_stop;
-        while let Some(k) = next_key.find(scan, text, pos).filter(|k| *k < limit) {
-            let key_start = k + "<arg_key>".len();
-            let key_end = close_key
-                .find(scan, text, key_start)
+        while let Some(k) = marks.find(scan, Marker::ArgKey, pos).filter(|k| *k < limit) {
+            let key_start = k + Marker::ArgKey.text().len();
+            let key_end = marks
+                .find(scan, Marker::ArgKeyEnd, key_start)
                 .filter(|e| *e < limit)
                 .ok_or_else(|| malformed(format!("an argument key of `{name}` is not closed")))?;
             let key = text[key_start..key_end].trim().to_owned();
-            let Some(v) = next_value.find(scan, text, key_end).filter(|v| *v < limit) else {
+            let Some(v) = marks
+                .find(scan, Marker::ArgValue, key_end)
+                .filter(|v| *v < limit)
+            else {
                 return Err(malformed(format!(
                     "the argument `{key}` of `{name}` has no value"
                 )));
             };
-            let (end, next) = value_end(text, v + "<arg_value>".len(), &mut values, limit, scan);
-            args.insert(
-                key,
-                Value::String(text_value(&text[v + "<arg_value>".len()..end])),
-            );
+            let (end, next) = value_end(text, v + VALUE.len(), &mut values, limit, marks, scan);
+            args.insert(key, Value::String(text_value(&text[v + VALUE.len()..end])));
             pos = next.max(key_end);
         }
         found.push((at, make_call(SHAPE, name, args)?));
@@ -282,16 +313,15 @@ fn glm(text: &str, scan: &mut Scan, found: &mut Vec<(usize, ToolCall)>) -> Resul
 /// MiniCPM: `<function name="..."><param name="...">value</param></function>`.
 fn minicpm(
     text: &str,
+    marks: &Marks,
     scan: &mut Scan,
     found: &mut Vec<(usize, ToolCall)>,
 ) -> Result<(), CallError> {
-    const OPEN: &str = "<function name=";
-    let mut close_call = Next::new("</function>");
-    let mut next_param = Next::new("<param ");
-    let mut values = Values::new("</param>", "<param ");
+    const OPEN: &str = Marker::FunctionName.text();
+    let mut values = Values::new(Next::Marked(Marker::ParamEnd), Next::Marked(Marker::Param));
     let mut from = 0;
-    while let Some(at) = scan.find(text, from, OPEN) {
-        let Some(gt) = scan.find(text, at, ">") else {
+    while let Some(at) = marks.find(scan, Marker::FunctionName, from) {
+        let Some(gt) = scan.find_byte(text, at, b'>') else {
             return Err(CallError::IncompleteName {
                 partial: text[at + OPEN.len()..].trim_matches('"').to_owned(),
             });
@@ -299,19 +329,23 @@ fn minicpm(
         let name = attribute(&text[at..gt], "name").unwrap_or("").to_owned();
         let mut args = Map::new();
         let mut pos = gt + 1;
-        let mut limit = close_call.find(scan, text, gt).unwrap_or(text.len());
-        while let Some(p) = next_param.find(scan, text, pos).filter(|p| *p < limit) {
+        let mut limit = marks
+            .find(scan, Marker::FunctionEnd, gt)
+            .unwrap_or(text.len());
+        while let Some(p) = marks.find(scan, Marker::Param, pos).filter(|p| *p < limit) {
             let tag_end = scan
-                .find(text, p, ">")
+                .find_byte(text, p, b'>')
                 .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
             let key = attribute(&text[p..tag_end], "name")
                 .unwrap_or("")
                 .to_owned();
-            let (end, next) = value_end(text, tag_end + 1, &mut values, text.len(), scan);
+            let (end, next) = value_end(text, tag_end + 1, &mut values, text.len(), marks, scan);
             args.insert(key, Value::String(text_value(&text[tag_end + 1..end])));
             pos = next.max(tag_end + 1);
             if pos > limit {
-                limit = close_call.find(scan, text, pos).unwrap_or(text.len());
+                limit = marks
+                    .find(scan, Marker::FunctionEnd, pos)
+                    .unwrap_or(text.len());
             }
         }
         found.push((at, make_call(SHAPE, &name, args)?));

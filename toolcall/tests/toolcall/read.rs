@@ -331,3 +331,89 @@ fn typing_by_schema_and_unknown_names() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A reply in which one call cannot be read runs nothing (SPEC §8, issue
+/// 13: all or nothing): the reading is a typed failure, never the calls
+/// that could be read. Regression: with a tool list, a broken second
+/// pythonic call was dropped and the first one returned alone; a second
+/// `<tool_call>` or list item that is not a call was dropped too.
+#[test]
+fn a_broken_call_beside_a_good_one_makes_the_reply_unreadable() {
+    let tools = [
+        ToolSpec::new(
+            "ls",
+            json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        ),
+        ToolSpec::new(
+            "cat",
+            json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        ),
+    ];
+    // (shape, reply, also without a tool list)
+    let cases = [
+        // pythonic: a bracketed list, one call a line, calls of given tools in prose
+        ("pythonic", "[ls(path=\"a\"), cat(path=)]", true),
+        ("pythonic", "ls(path=\"a\")\ncat(path=", true),
+        ("pythonic", "ls(path=\"a\"); cat(\"b\")", true),
+        (
+            "pythonic",
+            "First ls(path=\"a\"), then cat(path=) on it.",
+            false,
+        ),
+        (
+            "pythonic",
+            "<|tool_call_start|>[ls(path=\"a\"), cat(path=)]<|tool_call_end|>",
+            true,
+        ),
+        // JSON in markers: a second call with no name, or not JSON at all
+        (
+            "json",
+            "<tool_call>{\"name\": \"ls\", \"arguments\": {}}</tool_call>\n<tool_call>{\"arguments\": {\"path\": \"a\"}}</tool_call>",
+            true,
+        ),
+        (
+            "json",
+            "<tool_call>{\"name\": \"ls\", \"arguments\": {}}</tool_call>\n<tool_call>cat the file</tool_call>",
+            true,
+        ),
+        (
+            "json",
+            "[TOOL_CALLS][{\"name\": \"ls\", \"arguments\": {}}, {\"arguments\": {\"path\": \"a\"}}]",
+            true,
+        ),
+        (
+            "json",
+            "<|python_tag|>{\"name\": \"ls\", \"parameters\": {}}; {\"parameters\": {\"path\": \"a\"}}",
+            true,
+        ),
+        // the shapes that already ran nothing: kept so
+        (
+            "named",
+            "[TOOL_CALLS]ls[ARGS]{\"path\": \"a\"}[TOOL_CALLS]cat[ARGS]not json",
+            true,
+        ),
+        (
+            "xml",
+            "<function=ls><parameter=path>a</parameter></function>\n<function=cat><parameter=path",
+            true,
+        ),
+        (
+            "gemma",
+            "<start_function_call>call:ls{path:<escape>a<escape>}<end_function_call><start_function_call>call:cat{path:}<end_function_call>",
+            true,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (shape, reply, without_tools) in cases {
+        let mut readings = vec![("with tools", read_calls_with(reply, &tools))];
+        if without_tools {
+            readings.push(("without tools", read_calls(reply)));
+        }
+        for (how, reading) in readings {
+            if !matches!(reading, Reading::Unreadable { .. }) {
+                wrong.push(format!("{shape} {how}: {reply:?} read as {reading:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
