@@ -14,12 +14,18 @@
 //! | `jig check` | `cmd::check` | descriptor files checked like a compiler checks code |
 //! | `jig audit` | `cmd::audit` | the security reviewer's view of every visible tool |
 //! | `jig mcp` | `cmd::mcp` | the tools served over MCP on stdio |
+//! | `jig config` | `cmd::config` | the effective configuration and where each value comes from |
 //! | `jig repair` | `cmd::repair` | the JSON in a model's text, repaired |
 //! | `jig parse` | `cmd::parse` | the tool call in a model's reply, normalized |
 //! | `jig agent` | `cmd::agent` | the tool-call loop against a model endpoint |
 //!
 //! Each subcommand lives in its own module with its own `clap` arguments and a
 //! `run` function; adding one is a new module and one line in [`Command`].
+//! The workspace options (`--root`, `--tools`...) are accepted before the
+//! subcommand, as the README writes them, and after it only by the
+//! subcommands that use them, so each subcommand's help lists only what it
+//! uses. They combine with the environment and the configuration file
+//! (`config`) into one [`settings::Settings`].
 //!
 //! # Exit status
 //!
@@ -42,9 +48,11 @@
 
 mod args;
 mod cmd;
+mod config;
 mod error;
 mod logging;
 mod preset;
+mod settings;
 mod signals;
 
 use std::process::ExitCode;
@@ -60,17 +68,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return usage_error(&error),
     };
-    logging::init(cli.global.verbose);
-    let result = match &cli.command {
-        Command::Tools(args) => cmd::tools::run(&cli.global, args),
-        Command::Call(args) => cmd::call::run(&cli.global, args),
-        Command::Check(args) => cmd::check::run(&cli.global, args),
-        Command::Audit(args) => cmd::audit::run(&cli.global, args),
-        Command::Mcp(args) => cmd::mcp::run(&cli.global, args),
-        Command::Repair(args) => cmd::repair::run(args),
-        Command::Parse(args) => cmd::parse::run(&cli.global, args),
-        Command::Agent(args) => cmd::agent::run(&cli.global, args),
-    };
+    let result = run(&cli);
     // Queued log lines get a short bound to reach stderr, never more: a
     // client that does not read stderr must not hold up the exit.
     logging::flush(std::time::Duration::from_millis(200));
@@ -80,6 +78,36 @@ fn main() -> ExitCode {
             eprintln!("jig: error: {error}");
             CliError::EXIT_CODE
         }
+    }
+}
+
+/// Resolves the configuration (only for the subcommands that use it) and
+/// runs the subcommand.
+fn run(cli: &Cli) -> Result<ExitCode, CliError> {
+    let Some((load, run)) = cli.command.options() else {
+        // `jig repair` reads text and prints JSON: no logs, no configuration.
+        return match &cli.command {
+            Command::Repair(args) => cmd::repair::run(args),
+            _ => Err(CliError::Internal(
+                "a subcommand without workspace options".to_owned(),
+            )),
+        };
+    };
+    let load = cli.load.merged(load);
+    let run = run.map_or_else(|| cli.run.clone(), |after| cli.run.merged(after));
+    logging::init(load.verbose);
+    let file = config::load(load.config.as_deref())?;
+    let settings = settings::Settings::resolve(&load, &run, file, |key| std::env::var(key).ok())?;
+    match &cli.command {
+        Command::Tools(args) => cmd::tools::run(&settings, args),
+        Command::Call(args) => cmd::call::run(&settings, args),
+        Command::Check(args) => cmd::check::run(&settings, args),
+        Command::Audit(args) => cmd::audit::run(&settings, args),
+        Command::Mcp(args) => cmd::mcp::run(&settings, args),
+        Command::Config(args) => cmd::config::run(&settings, args),
+        Command::Parse(args) => cmd::parse::run(&settings, args),
+        Command::Agent(args) => cmd::agent::run(&settings, args),
+        Command::Repair(args) => cmd::repair::run(args),
     }
 }
 
