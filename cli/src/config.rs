@@ -265,6 +265,17 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_example_parses() {
+        let readme = include_str!("../../README.md");
+        let start = readme.find("```toml\n").unwrap() + "```toml\n".len();
+        let end = start + readme[start..].find("```").unwrap();
+        let config = parse(&readme[start..end], Path::new("README.md")).unwrap();
+        assert_eq!(config.containment, Some(ContainmentKey::Required));
+        assert!(config.exec.unwrap().ask_rules.is_some());
+        assert!(config.mcp.unwrap().max_in_flight.is_some());
+    }
+
+    #[test]
     fn every_key_parses() {
         let text = r#"
 root = "ws"
