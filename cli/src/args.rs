@@ -7,12 +7,15 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 use crate::cmd;
 
+/// The binary's name, in help and version text.
+pub(crate) const BINARY_NAME: &str = "jig";
+
 /// Run commands for language-model agents through command templates whose
 /// only holes are typed slots: no shell, a locked workspace, a timeout that
 /// ends the whole process tree, a bounded output.
 #[derive(Debug, Parser)]
 #[command(
-    name = "jig",
+    name = BINARY_NAME,
     version,
     max_term_width = 100,
     after_help = "\

@@ -64,6 +64,12 @@ use crate::args::{Cli, Command};
 use crate::error::CliError;
 
 fn main() -> ExitCode {
+    // `jig --version` alone is answered before clap builds the whole command
+    // tree, with clap's own words: a harness may ask it once per call.
+    if let Some(text) = version_only(std::env::args_os().skip(1)) {
+        println!("{text}");
+        return ExitCode::SUCCESS;
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => return usage_error(&error),
@@ -111,6 +117,14 @@ fn run(cli: &Cli) -> Result<ExitCode, CliError> {
     }
 }
 
+/// `jig VERSION` when the only argument asks for the version.
+fn version_only(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<String> {
+    let first = args.next()?;
+    let asks = first == "--version" || first == "-V";
+    (asks && args.next().is_none())
+        .then(|| format!("{} {}", args::BINARY_NAME, env!("CARGO_PKG_VERSION")))
+}
+
 /// Prints clap's message. Help and version exit 0; a bad command line is a
 /// configuration error and exits 1, not clap's 2, which `jig call` keeps for
 /// refusals.
@@ -120,5 +134,25 @@ fn usage_error(error: &clap::Error) -> ExitCode {
     match error.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
         _ => CliError::EXIT_CODE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_version_shortcut_says_what_clap_says() {
+        let clap = Cli::command().render_version();
+        for flag in ["--version", "-V"] {
+            let fast = version_only([flag.into()].into_iter()).unwrap();
+            assert_eq!(format!("{fast}\n"), clap);
+        }
+        assert_eq!(
+            version_only(["--version".into(), "x".into()].into_iter()),
+            None
+        );
+        assert_eq!(version_only(["tools".into()].into_iter()), None);
     }
 }
