@@ -7,18 +7,25 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 use crate::cmd;
 
+/// The binary's name, in help and version text.
+pub(crate) const BINARY_NAME: &str = "jig";
+
 /// Run commands for language-model agents through command templates whose
 /// only holes are typed slots: no shell, a locked workspace, a timeout that
 /// ends the whole process tree, a bounded output.
 #[derive(Debug, Parser)]
 #[command(
-    name = "jig",
+    name = BINARY_NAME,
     version,
     max_term_width = 100,
     after_help = "\
 Exit status: 0 when the command did its job (for `call`: the tool ran, whatever its own exit
 code), 2 when a call was refused by any layer, 1 on a configuration or internal error;
 `parse` and `agent` add their own (see their --help).
+
+Configuration: --config FILE, or $XDG_CONFIG_HOME/jig/config.toml (~/.config/jig/config.toml),
+never a file inside the workspace; `jig config` prints the effective configuration and where
+each value comes from. The command line wins over the environment, which wins over the file.
 
 Environment: JIG_TOOL_ALLOWLIST, JIG_TOOL_DENYLIST (comma-separated tool names; the runtime
 policy, added to --allow and --deny) and JIG_ENABLED_TOOLS (the tools the model can see).
@@ -28,9 +35,12 @@ Example:
   jig --root examples/workspace --tools examples/tools call search_text '{\"pattern\":\"TODO\"}'"
 )]
 pub(crate) struct Cli {
-    /// Options shared by every subcommand.
+    /// The workspace options given before the subcommand.
     #[command(flatten)]
-    pub(crate) global: GlobalArgs,
+    pub(crate) load: LoadArgs,
+    /// The call options given before the subcommand.
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
     /// What to do.
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -49,6 +59,8 @@ pub(crate) enum Command {
     Audit(cmd::audit::AuditArgs),
     /// Serve the tools to an MCP client over stdio
     Mcp(cmd::mcp::McpArgs),
+    /// Print the effective configuration and where each value comes from
+    Config(cmd::config::ConfigArgs),
     /// Repair the JSON in a model's text (stdin) and print it
     Repair(cmd::repair::RepairArgs),
     /// Print the tool call in a model's reply (stdin), normalized
@@ -57,64 +69,116 @@ pub(crate) enum Command {
     Agent(cmd::agent::AgentArgs),
 }
 
-/// Options that configure the workspace, the tools and the policy; they may
-/// be given before or after the subcommand.
-#[derive(Debug, Args)]
-#[command(next_help_heading = "Global options")]
-pub(crate) struct GlobalArgs {
-    /// Workspace root: every command runs in it and every path slot stays inside it
-    #[arg(long, value_name = "DIR", default_value = ".", global = true)]
-    pub(crate) root: PathBuf,
+impl Command {
+    /// The workspace and call options the subcommand takes after its name,
+    /// when it takes them.
+    pub(crate) fn options(&self) -> Option<(&LoadArgs, Option<&RunArgs>)> {
+        match self {
+            Command::Tools(a) => Some((&a.load, Some(&a.run))),
+            Command::Call(a) => Some((&a.load, Some(&a.run))),
+            Command::Check(a) => Some((&a.load, None)),
+            Command::Audit(a) => Some((&a.load, Some(&a.run))),
+            Command::Mcp(a) => Some((&a.load, Some(&a.run))),
+            Command::Config(a) => Some((&a.load, Some(&a.run))),
+            Command::Parse(a) => Some((&a.load, Some(&a.run))),
+            Command::Agent(a) => Some((&a.load, Some(&a.run))),
+            Command::Repair(_) => None,
+        }
+    }
+}
+
+/// Options that say where the workspace and the tools are and what loads:
+/// given before the subcommand (as the README writes them) or after it, for
+/// the subcommands that use them. After the subcommand wins.
+#[derive(Debug, Default, Clone, Args)]
+#[command(next_help_heading = "Workspace options")]
+pub(crate) struct LoadArgs {
+    /// Configuration file (TOML) [default: $XDG_CONFIG_HOME/jig/config.toml when it exists]
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+
+    /// Workspace root: every command runs in it and every path slot stays inside it [default: .]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) root: Option<PathBuf>,
 
     /// Folder of descriptor tools (*.tool.json) [default: <root>/.jig/tools when it exists]
-    #[arg(long, value_name = "DIR", global = true)]
+    #[arg(long, value_name = "DIR")]
     pub(crate) tools: Option<PathBuf>,
 
-    /// Timeout of one call, in seconds; the whole process tree is ended [default: 30]
-    #[arg(long, value_name = "SECS", value_parser = parse_seconds, global = true)]
-    pub(crate) timeout: Option<Duration>,
-
-    /// Output kept from one call, in bytes (head and tail); the rest is counted [default: 2048]
-    #[arg(long, value_name = "BYTES", global = true)]
-    pub(crate) max_output: Option<usize>,
-
     /// Grant the free-text exec tool, with its default allow list of binaries
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub(crate) exec: bool,
 
     /// Grant the exec tool with this allow list of binaries instead
-    #[arg(
-        long,
-        value_name = "BIN,...",
-        value_delimiter = ',',
-        num_args = 1,
-        global = true
-    )]
+    #[arg(long, value_name = "BIN,...", value_delimiter = ',', num_args = 1)]
     pub(crate) exec_allow: Option<Vec<String>>,
 
-    /// Only these tools may run (runtime policy; comma-separated)
-    #[arg(long, value_name = "NAMES", value_delimiter = ',', global = true)]
-    pub(crate) allow: Vec<String>,
-
-    /// These tools may never run (runtime policy, checked first; comma-separated)
-    #[arg(long, value_name = "NAMES", value_delimiter = ',', global = true)]
-    pub(crate) deny: Vec<String>,
-
     /// Refuse to start unless every containment mechanism (Landlock, seccomp, user, PID and mount namespaces) is available
-    #[arg(long, global = true, conflicts_with = "dangerous_no_containment")]
+    #[arg(long, conflicts_with = "dangerous_no_containment")]
     pub(crate) require_containment: bool,
 
     /// Run commands without operating-system containment (no Landlock, seccomp or namespaces): only the argument checks bound them
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub(crate) dangerous_no_containment: bool,
 
     /// Log to stderr (-v info, -vv debug, -vvv trace)
-    #[arg(short, long, action = ArgAction::Count, global = true)]
+    #[arg(short, long, action = ArgAction::Count)]
     pub(crate) verbose: u8,
 }
 
+/// Options that bound and filter calls, for the subcommands that make them.
+#[derive(Debug, Default, Clone, Args)]
+#[command(next_help_heading = "Call options")]
+pub(crate) struct RunArgs {
+    /// Timeout of one call, in seconds; the whole process tree is ended [default: 30]
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub(crate) timeout: Option<Duration>,
+
+    /// Output kept from one call, in bytes (head and tail); the rest is counted [default: 2048]
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_output: Option<usize>,
+
+    /// Only these tools may run (runtime policy; comma-separated)
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub(crate) allow: Vec<String>,
+
+    /// These tools may never run (runtime policy, checked first; comma-separated)
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub(crate) deny: Vec<String>,
+}
+
+impl LoadArgs {
+    /// These options with `after` (given after the subcommand) on top.
+    pub(crate) fn merged(&self, after: &LoadArgs) -> LoadArgs {
+        LoadArgs {
+            config: after.config.clone().or_else(|| self.config.clone()),
+            root: after.root.clone().or_else(|| self.root.clone()),
+            tools: after.tools.clone().or_else(|| self.tools.clone()),
+            exec: after.exec || self.exec,
+            exec_allow: after.exec_allow.clone().or_else(|| self.exec_allow.clone()),
+            require_containment: after.require_containment || self.require_containment,
+            dangerous_no_containment: after.dangerous_no_containment
+                || self.dangerous_no_containment,
+            verbose: self.verbose.saturating_add(after.verbose),
+        }
+    }
+}
+
+impl RunArgs {
+    /// These options with `after` (given after the subcommand) on top; the
+    /// policy lists of both apply.
+    pub(crate) fn merged(&self, after: &RunArgs) -> RunArgs {
+        RunArgs {
+            timeout: after.timeout.or(self.timeout),
+            max_output: after.max_output.or(self.max_output),
+            allow: self.allow.iter().chain(&after.allow).cloned().collect(),
+            deny: self.deny.iter().chain(&after.deny).cloned().collect(),
+        }
+    }
+}
+
 /// Parses a positive, finite number of seconds (`30`, `0.5`).
-fn parse_seconds(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_seconds(text: &str) -> Result<Duration, String> {
     let seconds: f64 = text
         .trim()
         .parse()
@@ -135,6 +199,28 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn options_after_the_subcommand_win_and_lists_add_up() {
+        let cli = Cli::try_parse_from([
+            "jig", "--root", "a", "--deny", "x", "-v", "call", "--root", "b", "--deny", "y", "-v",
+            "grep",
+        ])
+        .unwrap();
+        let (load, run) = cli.command.options().unwrap();
+        let load = cli.load.merged(load);
+        let run = cli.run.merged(run.unwrap());
+        assert_eq!(load.root, Some(PathBuf::from("b")));
+        assert_eq!(load.verbose, 2);
+        assert_eq!(run.deny, ["x", "y"]);
+    }
+
+    #[test]
+    fn repair_takes_no_workspace_options_after_its_name() {
+        assert!(Cli::try_parse_from(["jig", "repair", "--root", "a"]).is_err());
+        assert!(Cli::try_parse_from(["jig", "--root", "a", "repair"]).is_ok());
+        assert!(Cli::try_parse_from(["jig", "check", "--timeout", "3"]).is_err());
     }
 
     #[test]

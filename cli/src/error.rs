@@ -24,6 +24,15 @@ pub(crate) enum CliError {
     /// A command-line value is unusable.
     #[error("{0}")]
     Usage(String),
+    /// The configuration file is unusable (syntax, an unknown key, a bad
+    /// value, or it lies inside the workspace).
+    #[error("configuration file {}: {message}", path.display())]
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the key and where in the file when known.
+        message: String,
+    },
     /// Reading a file or a stream failed.
     #[error("cannot read {what}: {source}")]
     Read {

@@ -2,6 +2,10 @@
 //! blocking: lines go through a bounded queue to a thread of their own; when
 //! stderr is not read and the queue is full, lines are dropped and counted,
 //! and the count is written as soon as stderr takes lines again.
+//!
+//! Start-up pays only for what is used: the thread starts with the first
+//! line (a `jig call` that logs nothing never starts it), and without
+//! `JIG_LOG` the filter is a plain level, not a parsed directive set.
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,6 +14,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::LevelFilter;
 use tracing_subscriber::fmt::MakeWriter;
 
 /// The variable that overrides the log filter (`JIG_LOG=debug`).
@@ -22,39 +27,43 @@ const QUEUE_LINES: usize = 1024;
 /// filter in `JIG_LOG`.
 pub(crate) fn init(verbose: u8) {
     let level = match verbose {
-        0 => "warn",
-        1 => "info",
-        2 => "debug",
-        _ => "trace",
+        0 => LevelFilter::WARN,
+        1 => LevelFilter::INFO,
+        2 => LevelFilter::DEBUG,
+        _ => LevelFilter::TRACE,
     };
-    let filter = EnvFilter::try_from_env(LOG_VAR).unwrap_or_else(|_| EnvFilter::new(level));
-    let Some(writer) = Queue::start() else {
-        return;
-    };
-    // A second initialization (impossible in the binary) would only be
-    // refused; logging is never worth failing the command for.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(writer)
+    let builder = tracing_subscriber::fmt()
+        .with_writer(Queue)
         // Colors only for a person at a terminal, not for a client's log file.
         .with_ansi(std::io::stderr().is_terminal())
-        .with_target(false)
-        .try_init();
+        .with_target(false);
+    // A second initialization (impossible in the binary) would only be
+    // refused; logging is never worth failing the command for.
+    let _ = match std::env::var_os(LOG_VAR) {
+        Some(_) => {
+            let filter = EnvFilter::try_from_env(LOG_VAR)
+                .unwrap_or_else(|_| EnvFilter::new(level.to_string()));
+            builder.with_env_filter(filter).try_init()
+        }
+        None => builder.with_max_level(level).try_init(),
+    };
 }
 
 /// Waits, at most `bound`, for the queued lines to reach stderr (before the
 /// process exits).
 pub(crate) fn flush(bound: Duration) {
-    let Some(queue) = QUEUE.get() else {
+    let Some(Some(queue)) = QUEUE.get() else {
         return;
     };
     let deadline = Instant::now() + bound;
-    while queue.queued.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
+    while queue.shared.queued.load(Ordering::Acquire) > 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(2));
     }
 }
 
-static QUEUE: OnceLock<Arc<Shared>> = OnceLock::new();
+/// The queue and its thread, once the first line came (`None` when the
+/// thread could not start: lines are then dropped).
+static QUEUE: OnceLock<Option<Started>> = OnceLock::new();
 
 #[derive(Default)]
 struct Shared {
@@ -63,13 +72,21 @@ struct Shared {
 }
 
 /// The writer the subscriber makes, one per event.
-#[derive(Clone)]
-struct Queue {
+#[derive(Clone, Copy)]
+struct Queue;
+
+/// The sending end of the queue, and its counters.
+struct Started {
     lines: SyncSender<Vec<u8>>,
     shared: Arc<Shared>,
 }
 
-impl Queue {
+impl Started {
+    /// The queue, started with the first line.
+    fn get() -> Option<&'static Started> {
+        QUEUE.get_or_init(Self::start).as_ref()
+    }
+
     fn start() -> Option<Self> {
         let (lines, receiver) = sync_channel(QUEUE_LINES);
         let shared = Arc::new(Shared::default());
@@ -78,7 +95,6 @@ impl Queue {
             .name("jig-log".to_owned())
             .spawn(move || write_lines(&receiver, &writer_shared))
             .ok()?;
-        let _ = QUEUE.set(Arc::clone(&shared));
         Some(Self { lines, shared })
     }
 }
@@ -101,7 +117,6 @@ fn write_lines(lines: &Receiver<Vec<u8>>, shared: &Shared) {
 /// One event's text, queued when dropped.
 struct Line {
     text: Vec<u8>,
-    queue: Queue,
 }
 
 impl Write for Line {
@@ -120,9 +135,12 @@ impl Drop for Line {
         if self.text.is_empty() {
             return;
         }
-        let shared = &self.queue.shared;
+        let Some(queue) = Started::get() else {
+            return;
+        };
+        let shared = &queue.shared;
         shared.queued.fetch_add(1, Ordering::AcqRel);
-        match self.queue.lines.try_send(std::mem::take(&mut self.text)) {
+        match queue.lines.try_send(std::mem::take(&mut self.text)) {
             Ok(()) => {}
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
                 shared.queued.fetch_sub(1, Ordering::AcqRel);
@@ -136,9 +154,6 @@ impl<'a> MakeWriter<'a> for Queue {
     type Writer = Line;
 
     fn make_writer(&'a self) -> Self::Writer {
-        Line {
-            text: Vec::new(),
-            queue: self.clone(),
-        }
+        Line { text: Vec::new() }
     }
 }

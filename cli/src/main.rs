@@ -14,12 +14,18 @@
 //! | `jig check` | `cmd::check` | descriptor files checked like a compiler checks code |
 //! | `jig audit` | `cmd::audit` | the security reviewer's view of every visible tool |
 //! | `jig mcp` | `cmd::mcp` | the tools served over MCP on stdio |
+//! | `jig config` | `cmd::config` | the effective configuration and where each value comes from |
 //! | `jig repair` | `cmd::repair` | the JSON in a model's text, repaired |
 //! | `jig parse` | `cmd::parse` | the tool call in a model's reply, normalized |
 //! | `jig agent` | `cmd::agent` | the tool-call loop against a model endpoint |
 //!
 //! Each subcommand lives in its own module with its own `clap` arguments and a
 //! `run` function; adding one is a new module and one line in [`Command`].
+//! The workspace options (`--root`, `--tools`...) are accepted before the
+//! subcommand, as the README writes them, and after it only by the
+//! subcommands that use them, so each subcommand's help lists only what it
+//! uses. They combine with the environment and the configuration file
+//! (`config`) into one [`settings::Settings`].
 //!
 //! # Exit status
 //!
@@ -42,9 +48,11 @@
 
 mod args;
 mod cmd;
+mod config;
 mod error;
 mod logging;
 mod preset;
+mod settings;
 mod signals;
 
 use std::process::ExitCode;
@@ -56,21 +64,17 @@ use crate::args::{Cli, Command};
 use crate::error::CliError;
 
 fn main() -> ExitCode {
+    // `jig --version` alone is answered before clap builds the whole command
+    // tree, with clap's own words: a harness may ask it once per call.
+    if let Some(text) = version_only(std::env::args_os().skip(1)) {
+        println!("{text}");
+        return ExitCode::SUCCESS;
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => return usage_error(&error),
     };
-    logging::init(cli.global.verbose);
-    let result = match &cli.command {
-        Command::Tools(args) => cmd::tools::run(&cli.global, args),
-        Command::Call(args) => cmd::call::run(&cli.global, args),
-        Command::Check(args) => cmd::check::run(&cli.global, args),
-        Command::Audit(args) => cmd::audit::run(&cli.global, args),
-        Command::Mcp(args) => cmd::mcp::run(&cli.global, args),
-        Command::Repair(args) => cmd::repair::run(args),
-        Command::Parse(args) => cmd::parse::run(&cli.global, args),
-        Command::Agent(args) => cmd::agent::run(&cli.global, args),
-    };
+    let result = run(&cli);
     // Queued log lines get a short bound to reach stderr, never more: a
     // client that does not read stderr must not hold up the exit.
     logging::flush(std::time::Duration::from_millis(200));
@@ -83,6 +87,44 @@ fn main() -> ExitCode {
     }
 }
 
+/// Resolves the configuration (only for the subcommands that use it) and
+/// runs the subcommand.
+fn run(cli: &Cli) -> Result<ExitCode, CliError> {
+    let Some((load, run)) = cli.command.options() else {
+        // `jig repair` reads text and prints JSON: no logs, no configuration.
+        return match &cli.command {
+            Command::Repair(args) => cmd::repair::run(args),
+            _ => Err(CliError::Internal(
+                "a subcommand without workspace options".to_owned(),
+            )),
+        };
+    };
+    let load = cli.load.merged(load);
+    let run = run.map_or_else(|| cli.run.clone(), |after| cli.run.merged(after));
+    logging::init(load.verbose);
+    let file = config::load(load.config.as_deref())?;
+    let settings = settings::Settings::resolve(&load, &run, file, |key| std::env::var(key).ok())?;
+    match &cli.command {
+        Command::Tools(args) => cmd::tools::run(&settings, args),
+        Command::Call(args) => cmd::call::run(&settings, args),
+        Command::Check(args) => cmd::check::run(&settings, args),
+        Command::Audit(args) => cmd::audit::run(&settings, args),
+        Command::Mcp(args) => cmd::mcp::run(&settings, args),
+        Command::Config(args) => cmd::config::run(&settings, args),
+        Command::Parse(args) => cmd::parse::run(&settings, args),
+        Command::Agent(args) => cmd::agent::run(&settings, args),
+        Command::Repair(args) => cmd::repair::run(args),
+    }
+}
+
+/// `jig VERSION` when the only argument asks for the version.
+fn version_only(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<String> {
+    let first = args.next()?;
+    let asks = first == "--version" || first == "-V";
+    (asks && args.next().is_none())
+        .then(|| format!("{} {}", args::BINARY_NAME, env!("CARGO_PKG_VERSION")))
+}
+
 /// Prints clap's message. Help and version exit 0; a bad command line is a
 /// configuration error and exits 1, not clap's 2, which `jig call` keeps for
 /// refusals.
@@ -92,5 +134,25 @@ fn usage_error(error: &clap::Error) -> ExitCode {
     match error.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
         _ => CliError::EXIT_CODE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_version_shortcut_says_what_clap_says() {
+        let clap = Cli::command().render_version();
+        for flag in ["--version", "-V"] {
+            let fast = version_only([flag.into()].into_iter()).unwrap();
+            assert_eq!(format!("{fast}\n"), clap);
+        }
+        assert_eq!(
+            version_only(["--version".into(), "x".into()].into_iter()),
+            None
+        );
+        assert_eq!(version_only(["tools".into()].into_iter()), None);
     }
 }

@@ -1,60 +1,62 @@
-//! From the global options to a built registry.
+//! From the effective configuration to a built registry.
 
+use jig_exec_tool::{AllowList, ExecTool, PermissionRule};
 use jig_policy::PolicyConfig;
 use jig_presets::{Built, FullPreset};
 
-use crate::args::GlobalArgs;
 use crate::error::CliError;
+use crate::settings::{Containment, ExecGrant, Settings};
 
-/// Whether the runtime policy of the command line and the environment
-/// applies to the build.
+/// Whether the runtime policy of the configuration applies to the build.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Policy {
-    /// `--allow`, `--deny` and the `JIG_*` variables apply.
+    /// `--allow`, `--deny`, the `JIG_*` variables and `[policy]` apply.
     Apply,
     /// No policy: every tool is visible and allowed (`jig check` looks at
     /// files, not at what may run now).
     Ignore,
 }
 
-/// The policy from the environment (`JIG_ENABLED_TOOLS`,
-/// `JIG_TOOL_ALLOWLIST`, `JIG_TOOL_DENYLIST`) and the command line.
-pub(crate) fn policy(global: &GlobalArgs) -> PolicyConfig {
-    PolicyConfig::new()
-        .from_vars(|key| std::env::var(key).ok())
-        .with_allow(global.allow.iter().cloned())
-        .with_deny(global.deny.iter().cloned())
+/// The runtime policy of the configuration.
+pub(crate) fn policy(settings: &Settings) -> PolicyConfig {
+    let mut policy = PolicyConfig::new()
+        .with_allow(settings.allow.value.iter().cloned())
+        .with_deny(settings.deny.value.iter().cloned());
+    if let Some(enabled) = &settings.enabled.value {
+        policy = policy.with_enabled(enabled.iter().cloned());
+    }
+    policy
 }
 
-/// The preset the global options describe.
-pub(crate) fn preset(global: &GlobalArgs, policy: Policy) -> Result<FullPreset, CliError> {
-    let mut preset = FullPreset::new(&global.root);
-    if let Some(timeout) = global.timeout {
-        preset = preset.with_timeout(timeout);
-    }
-    if let Some(bytes) = global.max_output {
-        preset = preset.with_max_output(bytes);
-    }
-    if global.dangerous_no_containment {
-        preset = preset.dangerous_no_containment();
-    } else if global.require_containment {
-        preset = preset.with_containment(jig_kernel::Containment::required());
-    }
-    if let Some(dir) = &global.tools {
+/// The preset the configuration describes.
+pub(crate) fn preset(settings: &Settings, policy: Policy) -> Result<FullPreset, CliError> {
+    let mut preset = FullPreset::new(&settings.root.value).with_limits(settings.limits());
+    preset = match settings.containment.value {
+        Containment::BestEffort => preset,
+        Containment::Required => preset.with_containment(jig_kernel::Containment::required()),
+        Containment::DangerousNone => preset.dangerous_no_containment(),
+    };
+    if let Some(dir) = &settings.tools.value {
         preset = preset.with_descriptor_dir(dir);
     }
-    if policy == Policy::Apply {
-        preset = preset.with_policy(self::policy(global));
+    if !settings.protected_paths.value.is_empty() {
+        preset = preset.with_protected_paths(settings.protected_paths.value.iter().cloned());
     }
-    preset = crate::preset::exec::grant(preset, global)?;
+    for (tool, bytes) in &settings.budgets.value {
+        preset = preset.with_output_budget(tool, *bytes);
+    }
+    if policy == Policy::Apply {
+        preset = preset.with_policy(self::policy(settings));
+    }
+    preset = grant_exec(preset, settings)?;
     Ok(preset)
 }
 
-/// Builds the registry the global options describe. Descriptor files that
+/// Builds the registry the configuration describes. Descriptor files that
 /// were skipped are reported on stderr (they are not fatal: the other tools
 /// load), with a pointer to `jig check`.
-pub(crate) fn build(global: &GlobalArgs) -> Result<Built, CliError> {
-    let built = preset(global, Policy::Apply)?.build()?;
+pub(crate) fn build(settings: &Settings) -> Result<Built, CliError> {
+    let built = preset(settings, Policy::Apply)?.build()?;
     warn_skipped(&built);
     Ok(built)
 }
@@ -69,31 +71,51 @@ fn warn_skipped(built: &Built) {
     }
 }
 
-/// Granting the exec tool from `--exec` and `--exec-allow`.
-mod exec {
-    use jig_exec_tool::AllowList;
-    use jig_presets::FullPreset;
-
-    use crate::args::GlobalArgs;
-    use crate::error::CliError;
-
-    /// The exec tool's allow list the options ask for, if any.
-    pub(super) fn allow_list(global: &GlobalArgs) -> Result<Option<AllowList>, CliError> {
-        match (&global.exec_allow, global.exec) {
-            (Some(names), _) => AllowList::new(names.iter().map(|n| n.trim()))
-                .map(Some)
-                .map_err(|error| CliError::Usage(format!("--exec-allow: {error}"))),
-            (None, true) => Ok(Some(AllowList::default_read_only())),
-            (None, false) => Ok(None),
-        }
+/// The exec tool's allow list the configuration asks for, if any.
+pub(crate) fn exec_allow_list(settings: &Settings) -> Result<Option<AllowList>, CliError> {
+    match &settings.exec.value {
+        ExecGrant::Off => Ok(None),
+        ExecGrant::DefaultList => Ok(Some(AllowList::default_read_only())),
+        ExecGrant::List(names) => AllowList::new(names.iter().map(String::as_str))
+            .map(Some)
+            .map_err(|error| {
+                CliError::Usage(format!(
+                    "the exec allow list ({}): {error}",
+                    settings.exec.source
+                ))
+            }),
     }
+}
 
-    /// The preset with the exec tool granted when the options ask for it
-    /// (it shares the preset's deny list, as every form does).
-    pub(super) fn grant(preset: FullPreset, global: &GlobalArgs) -> Result<FullPreset, CliError> {
-        Ok(match allow_list(global)? {
-            Some(allow) => preset.with_exec_allow(allow),
-            None => preset,
-        })
+/// The preset with the exec tool granted when the configuration asks for it
+/// (it shares the preset's deny list, as every form does), with its
+/// permission rules and budget.
+fn grant_exec(preset: FullPreset, settings: &Settings) -> Result<FullPreset, CliError> {
+    let Some(allow) = exec_allow_list(settings)? else {
+        return Ok(preset);
+    };
+    let mut config = ExecTool::builder().allow(allow);
+    let rules = settings
+        .exec_deny_rules
+        .value
+        .iter()
+        .map(|text| (text, PermissionRule::deny(text)))
+        .chain(
+            settings
+                .exec_ask_rules
+                .value
+                .iter()
+                .map(|text| (text, PermissionRule::ask(text))),
+        );
+    for (text, rule) in rules {
+        let rule = rule.map_err(|error| {
+            CliError::Usage(format!("the exec permission rule {text:?}: {error}"))
+        })?;
+        config = config.rule(rule);
     }
+    let mut preset = preset.with_exec(config);
+    if let Some(bytes) = settings.exec_budget.value {
+        preset = preset.with_exec_budget(bytes);
+    }
+    Ok(preset)
 }

@@ -97,14 +97,29 @@ pub enum Problem {
         /// The name.
         name: String,
     },
-    /// The name is taken by another descriptor file.
-    #[error("the name {name:?} is already taken by {}; choose another name", other.display())]
+    /// Other descriptor files define the same name: none of them loads, so
+    /// that adding a file cannot change what an existing tool name runs.
+    #[error(
+        "the name {name:?} is also defined by {}; none of these files is loaded (a new file \
+         must not change what an existing tool runs): give each tool its own name",
+        list_paths(others)
+    )]
     NameTaken {
         /// The name.
         name: String,
-        /// The file that took it first (in file name order).
-        other: PathBuf,
+        /// The other files that define it, in file name order.
+        others: Vec<PathBuf>,
     },
+}
+
+/// `a.tool.json`, `a.tool.json and b.tool.json`, `a, b and c`.
+fn list_paths(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    match names.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 impl DescriptorError {

@@ -34,11 +34,15 @@
 //!   JSON, a duplicate key, unknown keys or wrong types (checked against
 //!   the schema), a template with a slot or metacharacter in the program
 //!   or a denied program, slots used and not declared or declared and not
-//!   used, a name taken by a built-in or by an earlier file (both files
-//!   named). The file is skipped; the others load.
+//!   used, a name taken by a built-in. The file is skipped; the others
+//!   load.
+//! - **A new file never changes what a tool name runs.** A name that two
+//!   or more files define is an error in each of them, naming the others,
+//!   and none of them loads (in the first version, the first file in name
+//!   order won, so adding a file could take over a name).
 //! - **Deterministic.** Only `*.tool.json` files of the folder itself are
-//!   read, in file name order, so which of two clashing files wins never
-//!   depends on the file system.
+//!   read, in file name order, so what loads and the order of the errors
+//!   never depend on the file system.
 //! - **Untrusted text never panics**, and files over
 //!   [`MAX_DESCRIPTOR_BYTES`] are refused unread.
 //! - **Fast.** A thousand files load in a few milliseconds (`cargo xtask

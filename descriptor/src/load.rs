@@ -1,6 +1,7 @@
 //! Loading descriptor files: read, parse, check against the schema, build
 //! through the lineage.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -34,8 +35,10 @@ pub struct LoadReport {
 
 /// Loads every `*.tool.json` file of `dir` (not its subfolders), in file
 /// name order. A bad file is reported and skipped; the others load. A name
-/// in `reserved` (the built-in tools') or taken by an earlier file is an
-/// error naming both. A folder that does not exist holds no tools.
+/// in `reserved` (the built-in tools') is an error; a name that two or more
+/// files define is an error in each of them, naming the others, and none of
+/// them loads: adding a file can never change what an existing tool name
+/// runs. A folder that does not exist holds no tools.
 pub fn load_dir(dir: &Path, deny: &DenyList, reserved: &[&str]) -> LoadReport {
     let mut report = LoadReport::default();
     let entries = match std::fs::read_dir(dir) {
@@ -68,7 +71,9 @@ pub fn load_dir(dir: &Path, deny: &DenyList, reserved: &[&str]) -> LoadReport {
         }
     }
     files.sort();
-    let mut taken: Vec<(String, PathBuf)> = Vec::new();
+    // Every file is parsed first; names are judged once all are known, so
+    // that a name two files define is refused in both, whatever their order.
+    let mut parsed: Vec<(PathBuf, String, CommandTool)> = Vec::new();
     for (_, path) in files {
         let text = match read(&path) {
             Ok(text) => text,
@@ -77,35 +82,50 @@ pub fn load_dir(dir: &Path, deny: &DenyList, reserved: &[&str]) -> LoadReport {
                 continue;
             }
         };
-        let tool = match parse_str(&text, &path, deny) {
-            Ok(tool) => tool,
-            Err(error) => {
-                report.errors.push(error);
-                continue;
-            }
-        };
-        let name = tool.name().to_owned();
-        let clash = if reserved.contains(&name.as_str()) {
-            Some(Problem::Reserved { name: name.clone() })
-        } else {
-            taken
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map(|(_, other)| Problem::NameTaken {
-                    name: name.clone(),
-                    other: other.clone(),
-                })
-        };
-        match clash {
-            Some(problem) => report
-                .errors
-                .push(at_pointer(&path, &text, "/name", problem)),
-            None => {
-                taken.push((name, path));
-                report.tools.push(tool);
-            }
+        match parse_str(&text, &path, deny) {
+            Ok(tool) => parsed.push((path, text, tool)),
+            Err(error) => report.errors.push(error),
         }
     }
+    let mut files_of: HashMap<&str, Vec<&Path>> = HashMap::new();
+    for (path, _, tool) in &parsed {
+        files_of.entry(tool.name()).or_default().push(path);
+    }
+    let mut refused: Vec<bool> = Vec::with_capacity(parsed.len());
+    for (path, text, tool) in &parsed {
+        let name = tool.name();
+        let others: Vec<PathBuf> = files_of
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(|other| **other != path.as_path())
+            .map(|other| other.to_path_buf())
+            .collect();
+        let clash = if reserved.contains(&name) {
+            Some(Problem::Reserved {
+                name: name.to_owned(),
+            })
+        } else if others.is_empty() {
+            None
+        } else {
+            Some(Problem::NameTaken {
+                name: name.to_owned(),
+                others,
+            })
+        };
+        refused.push(clash.is_some());
+        if let Some(problem) = clash {
+            report.errors.push(at_pointer(path, text, "/name", problem));
+        }
+    }
+    // Errors in file name order, whichever step found them.
+    report.errors.sort_by(|a, b| a.path.cmp(&b.path));
+    report.tools = parsed
+        .into_iter()
+        .zip(refused)
+        .filter(|(_, refused)| !refused)
+        .map(|((_, _, tool), _)| tool)
+        .collect();
     report
 }
 

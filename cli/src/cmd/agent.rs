@@ -15,8 +15,8 @@ use jig_lineage::{Dispatcher, ToolInfo, ToolResult};
 use jig_presets::{DispatchOptions, Registry};
 use serde_json::Value;
 
-use crate::args::GlobalArgs;
 use crate::error::{CliError, EXIT_ERROR, EXIT_OK, exit};
+use crate::settings::Settings;
 use crate::signals;
 
 /// Exit status when the run stopped before the model finished.
@@ -30,7 +30,7 @@ const SHOWN_CHARS: usize = 400;
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Runs a model on a task: the model's calls go through the same registry as `jig call` (the
-global options set the workspace, the tools, the policy and the exec tool), each round is
+workspace and call options set the workspace, the tools, the policy and the exec tool), each round is
 printed as it happens, and the run stops when the model finishes, replies without a call,
 or reaches --max-rounds.
 
@@ -82,10 +82,17 @@ pub(crate) struct AgentArgs {
     /// Most bytes of one result fed back to the model (on top of each tool's output budget)
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_RESULT_BYTES)]
     max_result_bytes: usize,
+    /// Workspace options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) load: crate::args::LoadArgs,
+
+    /// Call options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) run: crate::args::RunArgs,
 }
 
 /// Runs the loop, printing each round.
-pub(crate) fn run(global: &GlobalArgs, args: &AgentArgs) -> Result<ExitCode, CliError> {
+pub(crate) fn run(settings: &Settings, args: &AgentArgs) -> Result<ExitCode, CliError> {
     let task = if args.task == "-" {
         super::repair::read_stdin()?
     } else {
@@ -97,7 +104,7 @@ pub(crate) fn run(global: &GlobalArgs, args: &AgentArgs) -> Result<ExitCode, Cli
         config = config.with_api_key(api_key(var)?);
     }
     let mut client = OpenAiClient::new(config);
-    let built = crate::preset::build(global)?;
+    let built = crate::preset::build(settings)?;
     let mode = if args.native {
         Mode::Native
     } else {

@@ -8,8 +8,8 @@ use clap::{Args, ValueEnum};
 use jig_lineage::{Tool, ToolAudit};
 use serde_json::{Value, json};
 
-use crate::args::GlobalArgs;
 use crate::error::{CliError, EXIT_OK, exit};
+use crate::settings::Settings;
 
 /// Arguments of `jig audit`.
 #[derive(Debug, Args)]
@@ -17,6 +17,13 @@ pub(crate) struct AuditArgs {
     /// Text for a person, or JSON for a program
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Workspace options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) load: crate::args::LoadArgs,
+
+    /// Call options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) run: crate::args::RunArgs,
 }
 
 /// How `jig audit` prints.
@@ -29,8 +36,8 @@ enum Format {
 }
 
 /// Prints the audit of every visible tool.
-pub(crate) fn run(global: &GlobalArgs, args: &AuditArgs) -> Result<ExitCode, CliError> {
-    let built = crate::preset::build(global)?;
+pub(crate) fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode, CliError> {
+    let built = crate::preset::build(settings)?;
     let registry = &built.registry;
     let tools: Vec<(&dyn Tool, ToolAudit)> = registry.tools().map(|t| (t, t.audit())).collect();
     let root = registry.kernel().root().display().to_string();

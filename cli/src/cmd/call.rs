@@ -13,8 +13,8 @@ use jig_lineage::{ErrorCode, Invocation, Refusal, ToolResult};
 use jig_presets::DispatchOptions;
 use serde_json::{Value, json};
 
-use crate::args::GlobalArgs;
 use crate::error::{CliError, EXIT_ERROR, EXIT_OK, EXIT_REFUSED, exit};
+use crate::settings::Settings;
 use crate::signals::{self, Stop};
 
 /// The most bytes of arguments `jig call NAME -` reads from stdin, unless
@@ -56,11 +56,18 @@ pub(crate) struct CallArgs {
     /// Print one JSON object instead of the model-facing text
     #[arg(long)]
     json: bool,
+    /// Workspace options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) load: crate::args::LoadArgs,
+
+    /// Call options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) run: crate::args::RunArgs,
 }
 
 /// Makes the call and prints its result.
-pub(crate) fn run(global: &GlobalArgs, args: &CallArgs) -> Result<ExitCode, CliError> {
-    match call(global, args) {
+pub(crate) fn run(settings: &Settings, args: &CallArgs) -> Result<ExitCode, CliError> {
+    match call(settings, args) {
         Ok((report, stop)) => {
             if args.json {
                 super::print_json(&report.to_json())?;
@@ -90,9 +97,9 @@ enum Report {
 
 /// Makes the call; a termination signal while it runs cancels it through the
 /// kernel and is returned with the report.
-fn call(global: &GlobalArgs, args: &CallArgs) -> Result<(Report, Option<Stop>), CliError> {
+fn call(settings: &Settings, args: &CallArgs) -> Result<(Report, Option<Stop>), CliError> {
     let arguments = read_arguments(args.arguments.as_deref(), args.max_stdin_bytes)?;
-    let built = crate::preset::build(global)?;
+    let built = crate::preset::build(settings)?;
     let registry = built.registry;
     let arguments = match arguments {
         Ok(arguments) => arguments,

@@ -13,9 +13,9 @@ use clap::{Args, ValueEnum};
 use jig_lineage::{ErrorCode, ToolForm};
 use serde_json::{Value, json};
 
-use crate::args::GlobalArgs;
 use crate::error::{CliError, EXIT_ERROR, EXIT_OK, exit};
 use crate::preset::Policy;
+use crate::settings::Settings;
 
 mod diagnostic;
 
@@ -33,6 +33,9 @@ pub(crate) struct CheckArgs {
     /// Diagnostics for a person, or JSON for a program
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Workspace options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) load: crate::args::LoadArgs,
 }
 
 /// How `jig check` prints.
@@ -45,15 +48,15 @@ enum Format {
 }
 
 /// Checks every `*.tool.json` file of the folder.
-pub(crate) fn run(global: &GlobalArgs, args: &CheckArgs) -> Result<ExitCode, CliError> {
-    let dir = match (&args.dir, &global.tools) {
+pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> Result<ExitCode, CliError> {
+    let dir = match (&args.dir, &settings.tools.value) {
         (Some(dir), _) | (None, Some(dir)) => dir.clone(),
-        (None, None) => global.root.join(".jig").join("tools"),
+        (None, None) => settings.root.value.join(".jig").join("tools"),
     };
     if !dir.is_dir() {
         return Err(CliError::NoFolder { path: dir });
     }
-    let built = crate::preset::preset(global, Policy::Ignore)?
+    let built = crate::preset::preset(settings, Policy::Ignore)?
         .with_descriptor_dir(&dir)
         .build()?;
     let loaded: Vec<String> = built

@@ -4,6 +4,7 @@ pub(crate) mod agent;
 pub(crate) mod audit;
 pub(crate) mod call;
 pub(crate) mod check;
+pub(crate) mod config;
 pub(crate) mod mcp;
 pub(crate) mod parse;
 pub(crate) mod repair;

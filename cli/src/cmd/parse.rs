@@ -7,8 +7,8 @@ use jig_lineage::Dispatcher;
 use jig_toolcall::{Reading, ToolSpec};
 use serde_json::Value;
 
-use crate::args::GlobalArgs;
 use crate::error::{CliError, EXIT_ERROR, EXIT_OK, exit};
+use crate::settings::Settings;
 
 /// Exit status when the text holds no tool call.
 const EXIT_NO_CALL: u8 = 3;
@@ -23,7 +23,7 @@ Five shapes are read, recognised from the text: JSON in markers or chatter ({nam
 Mistral, gpt-oss), XML parameters (Qwen3-Coder, GLM, MiniMax...), pythonic calls
 ([get_weather(city=\"SF\")]) and Gemma's call:name{...}. Reasoning blocks are skipped.
 
-With --registry the calls are read against the tools the global options describe (--root,
+With --registry the calls are read against the tools the workspace options describe (--root,
 --tools, --exec...): text values of XML and pythonic calls are typed by the tool's schema
 (\"42\" becomes 42 for a number), and a call to a tool that is not there is an error that lists
 the tools.
@@ -41,17 +41,24 @@ pub(crate) struct ParseArgs {
     /// Print every call of the reply, in order, as a JSON array
     #[arg(long)]
     all: bool,
-    /// Read against the registry the global options describe: values typed by each tool's
+    /// Read against the registry the workspace options describe: values typed by each tool's
     /// schema, a call to a tool that is not there reported with the list of tools
     #[arg(long)]
     registry: bool,
+    /// Workspace options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) load: crate::args::LoadArgs,
+
+    /// Call options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) run: crate::args::RunArgs,
 }
 
 /// Parses stdin and prints the call.
-pub(crate) fn run(global: &GlobalArgs, args: &ParseArgs) -> Result<ExitCode, CliError> {
+pub(crate) fn run(settings: &Settings, args: &ParseArgs) -> Result<ExitCode, CliError> {
     let text = super::repair::read_stdin()?;
     let tools = if args.registry {
-        let built = crate::preset::build(global)?;
+        let built = crate::preset::build(settings)?;
         Dispatcher::tools(&built.registry)
             .into_iter()
             .map(|tool| ToolSpec::new(tool.name, tool.input_schema))

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use jig_presets::SchemaFormat;
 
-use crate::args::GlobalArgs;
 use crate::error::{CliError, EXIT_OK, exit};
+use crate::settings::Settings;
 
 /// Arguments of `jig tools`.
 #[derive(Debug, Args)]
@@ -14,6 +14,13 @@ pub(crate) struct ToolsArgs {
     /// The shape of the list: what a model API or an MCP client expects
     #[arg(long, value_enum, default_value_t = Format::Openai)]
     format: Format,
+    /// Workspace options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) load: crate::args::LoadArgs,
+
+    /// Call options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) run: crate::args::RunArgs,
 }
 
 /// The shapes `jig tools` prints.
@@ -38,8 +45,8 @@ impl Format {
 }
 
 /// Prints the visible tools' schemas.
-pub(crate) fn run(global: &GlobalArgs, args: &ToolsArgs) -> Result<ExitCode, CliError> {
-    let built = crate::preset::build(global)?;
+pub(crate) fn run(settings: &Settings, args: &ToolsArgs) -> Result<ExitCode, CliError> {
+    let built = crate::preset::build(settings)?;
     super::print_json(&built.registry.schemas(args.format.schema_format()))?;
     Ok(exit(EXIT_OK))
 }

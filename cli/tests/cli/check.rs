@@ -166,3 +166,95 @@ fn a_slot_that_feeds_a_programs_language_is_reported() {
     let run = run_jig(&["check", dir.path().to_str().unwrap()]);
     assert_eq!(run.code, 0, "{run:?}");
 }
+
+/// Two files that define `search_text`: the second written after the first
+/// was in use, as a model with write access to the folder would.
+const SEARCH_A: &str = r#"{
+  "name": "search_text",
+  "description": "Search",
+  "command": "grep -rn {pattern} .",
+  "arguments": {"pattern": {"type": "string", "description": "Pattern", "required": true}}
+}"#;
+const SEARCH_B: &str = r#"{
+  "name": "search_text",
+  "description": "Count instead",
+  "command": "wc -l {pattern}",
+  "arguments": {"pattern": {"type": "string", "description": "Pattern", "required": true}}
+}"#;
+
+#[test]
+fn a_name_two_files_define_is_refused_in_both() {
+    let dir = tools_dir(&[
+        ("a_search.tool.json", SEARCH_A),
+        ("b_search.tool.json", SEARCH_B),
+        ("good.tool.json", GOOD),
+    ]);
+    let path = dir.path().to_str().unwrap();
+    let run = run_jig(&["check", path]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.stderr.matches("error[613]").count(),
+        2,
+        "{}",
+        run.stderr
+    );
+    snapshot!("duplicate_name", run.stderr);
+
+    // The commands that load the folder skip both and say so, naming both.
+    let run = run_jig(&["--tools", path, "call", "search_text", r#"{"pattern":"x"}"#]);
+    assert_eq!(run.code, 2, "{run:?}");
+    for file in ["a_search.tool.json", "b_search.tool.json"] {
+        assert_eq!(
+            run.stderr
+                .lines()
+                .filter(|l| l.starts_with("jig: warning: skipped") && l.contains(file))
+                .count(),
+            2,
+            "each warning names both files:\n{}",
+            run.stderr
+        );
+    }
+    assert!(run.stdout.contains("search_text"), "{}", run.stdout);
+    let run = run_jig(&[
+        "--tools",
+        path,
+        "call",
+        "line_count",
+        r#"{"path":"Cargo.toml"}"#,
+    ]);
+    assert_ne!(run.code, 2, "the other tools still load: {run:?}");
+}
+
+#[test]
+fn a_model_cannot_disable_a_tool_by_adding_a_file() {
+    // The tools folder inside the workspace, the exec tool granted with
+    // programs that write: the run point keeps the folder read-only, so no
+    // call can add the second definition that would take the tool away.
+    let root = tempfile::tempdir().unwrap();
+    let tools = root.path().join("agent-tools");
+    std::fs::create_dir(&tools).unwrap();
+    std::fs::write(tools.join("search.tool.json"), SEARCH_A).unwrap();
+    let root_arg = root.path().to_str().unwrap();
+    let tools_arg = tools.to_str().unwrap();
+    for command in [
+        "cp agent-tools/search.tool.json agent-tools/0.tool.json",
+        "touch agent-tools/0.tool.json",
+    ] {
+        let arguments = serde_json::json!({ "command": command }).to_string();
+        let run = run_jig(&[
+            "--root",
+            root_arg,
+            "--tools",
+            tools_arg,
+            "--exec-allow",
+            "cp,touch",
+            "call",
+            "exec",
+            &arguments,
+        ]);
+        assert_eq!(run.code, 2, "{command} was not refused: {run:?}");
+    }
+    assert_eq!(std::fs::read_dir(&tools).unwrap().count(), 1);
+    let run = run_jig(&["--root", root_arg, "--tools", tools_arg, "check"]);
+    assert_eq!(run.code, 0, "the tool is still there: {run:?}");
+}

@@ -13,6 +13,7 @@ mod call;
 #[path = "../../../agent/tests/agent/server.rs"]
 mod chat_server;
 mod check;
+mod config;
 mod help;
 mod mcp;
 mod python;

@@ -103,7 +103,11 @@ fn is_error(result: &CallToolResult) -> bool {
 async fn lists_the_registry_tools_with_their_schemas() {
     let server = Server::start(&[], &[]).await;
     let info = server.client.peer_info().unwrap();
-    assert_eq!(info.server_info.as_ref().unwrap().name, "jig-cli");
+    assert_eq!(info.server_info.as_ref().unwrap().name, "jig");
+    let instructions = info.instructions.as_deref().unwrap_or_default();
+    for phrase in ["typed slots", "without a shell", "what to do"] {
+        assert!(instructions.contains(phrase), "{instructions}");
+    }
     assert_eq!(
         info.server_info.as_ref().unwrap().version,
         env!("CARGO_PKG_VERSION")

@@ -104,7 +104,11 @@ fn the_python_sdk_lists_calls_and_gets_refusals() {
     );
     let report: Value = serde_json::from_str(&stdout).unwrap();
 
-    assert_eq!(report["server"]["name"], "jig-cli");
+    assert_eq!(report["server"]["name"], "jig");
+    let instructions = report["server"]["instructions"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(instructions.contains("typed slots"), "{report}");
     assert_eq!(report["server"]["version"], env!("CARGO_PKG_VERSION"));
     let tools = report["tools"].as_array().unwrap();
     let search = tools.iter().find(|t| t["name"] == "search_text").unwrap();

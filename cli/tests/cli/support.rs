@@ -34,6 +34,8 @@ pub(crate) fn jig() -> Command {
         command.env_remove(var);
     }
     command.env("COLUMNS", "100");
+    // No configuration file of the machine running the tests.
+    command.env("XDG_CONFIG_HOME", "/nonexistent/jig-tests-config");
     command.stdin(Stdio::null());
     command
 }

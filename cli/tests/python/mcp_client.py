@@ -89,7 +89,11 @@ async def calls_mode(args):
             result = await session.call_tool(name, arguments)
             results.append({"is_error": bool(result.is_error), "text": text_of(result)})
         return {
-            "server": {"name": init.server_info.name, "version": init.server_info.version},
+            "server": {
+                "name": init.server_info.name,
+                "version": init.server_info.version,
+                "instructions": init.instructions,
+            },
             "tools": [
                 {"name": tool.name, "input_schema": tool.input_schema} for tool in listed.tools
             ],

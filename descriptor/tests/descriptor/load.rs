@@ -64,7 +64,11 @@ fn bad_files_are_skipped_and_the_rest_load() {
     tools.write("6.tool.json", named("last", "wc"));
     let report = load_dir(tools.path(), &DenyList::default(), BUILTIN_NAMES);
     let names: Vec<&str> = report.tools.iter().map(|t| t.name()).collect();
-    assert_eq!(names, ["first", "last"]);
+    assert_eq!(
+        names,
+        ["last"],
+        "both files that define `first` are skipped"
+    );
     let files: Vec<String> = report
         .errors
         .iter()
@@ -72,16 +76,59 @@ fn bad_files_are_skipped_and_the_rest_load() {
         .collect();
     assert_eq!(
         files,
-        ["2.tool.json", "3.tool.json", "4.tool.json", "5.tool.json"]
+        [
+            "1.tool.json",
+            "2.tool.json",
+            "3.tool.json",
+            "4.tool.json",
+            "5.tool.json"
+        ]
     );
     assert!(report.errors.iter().all(|e| e.code().code() == 613));
-    match &*report.errors[3].problem {
-        Problem::NameTaken { name, other } => {
-            assert_eq!(name, "first");
-            assert_eq!(other, &tools.path().join("1.tool.json"));
+    for (error, other) in [(&report.errors[0], "5"), (&report.errors[4], "1")] {
+        match &*error.problem {
+            Problem::NameTaken { name, others } => {
+                assert_eq!(name, "first");
+                assert_eq!(others, &[tools.path().join(format!("{other}.tool.json"))]);
+            }
+            other => panic!("{other:?}"),
         }
-        other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn a_name_defined_by_three_files_is_refused_in_each_naming_the_others() {
+    let tools = Tools::new();
+    for file in ["a", "b", "c"] {
+        tools.write(&format!("{file}.tool.json"), named("same", "ls"));
+    }
+    tools.write("d.tool.json", named("other", "wc"));
+    let report = load_dir(tools.path(), &DenyList::default(), BUILTIN_NAMES);
+    let names: Vec<&str> = report.tools.iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["other"]);
+    assert_eq!(report.errors.len(), 3);
+    let b = report.errors[1].to_string();
+    assert!(
+        b.contains("b.tool.json:1:")
+            && b.contains("also defined by ")
+            && b.contains("a.tool.json and ")
+            && b.contains("c.tool.json; none of these files is loaded"),
+        "{b}"
+    );
+}
+
+#[test]
+fn adding_a_file_cannot_take_over_a_name() {
+    // The first version let the first file in name order win: a new
+    // `0.tool.json` would then have replaced what `search_text` runs.
+    let tools = Tools::new();
+    tools.write("search.tool.json", named("search_text", "ls"));
+    let before = load_dir(tools.path(), &DenyList::default(), BUILTIN_NAMES);
+    assert_eq!(before.tools.len(), 1);
+    tools.write("0.tool.json", named("search_text", "wc"));
+    let after = load_dir(tools.path(), &DenyList::default(), BUILTIN_NAMES);
+    assert!(after.tools.is_empty(), "neither file may define the tool");
+    assert_eq!(after.errors.len(), 2);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //!
 //! Each area has its own module with a `run(&mut Figures)` function.
 
+mod cli;
 mod descriptor;
 mod kernel;
 mod mcp;
@@ -19,6 +20,7 @@ const AREAS: &[Area] = &[
     ("descriptor", descriptor::run),
     ("presets", presets::run),
     ("mcp", mcp::run),
+    ("cli", cli::run),
     ("toolcall", toolcall::run),
 ];
 

@@ -38,8 +38,8 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
-use crate::args::GlobalArgs;
 use crate::error::{CliError, EXIT_OK, exit};
+use crate::settings::{McpSettings, Settings};
 use crate::signals;
 
 mod calls;
@@ -68,13 +68,20 @@ pub(crate) struct McpArgs {
     #[arg(long, value_name = "N")]
     max_queued: Option<usize>,
 
-    /// The longest request line, in bytes; a longer one is answered with an error
-    #[arg(long, value_name = "BYTES", default_value_t = McpOptions::DEFAULT_MAX_LINE_BYTES)]
-    max_line_bytes: usize,
+    /// The longest request line, in bytes; a longer one is answered with an error [default: 4194304]
+    #[arg(long, value_name = "BYTES")]
+    max_line_bytes: Option<usize>,
 
-    /// How long calls get to end after the client closed stdin, in milliseconds
-    #[arg(long, value_name = "MS", default_value_t = McpOptions::DEFAULT_EOF_GRACE_MS)]
-    eof_grace_ms: u64,
+    /// How long calls get to end after the client closed stdin, in milliseconds [default: 250]
+    #[arg(long, value_name = "MS")]
+    eof_grace_ms: Option<u64>,
+    /// Workspace options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) load: crate::args::LoadArgs,
+
+    /// Call options (also accepted before the subcommand).
+    #[command(flatten)]
+    pub(crate) run: crate::args::RunArgs,
 }
 
 /// The limits of one MCP connection, each a plain field so that it can be a
@@ -123,14 +130,35 @@ impl McpOptions {
         }
     }
 
-    fn from_args(args: &McpArgs) -> Self {
+    /// The options of `jig mcp`, then the configuration's `[mcp]`, then the
+    /// defaults.
+    fn from_args(args: &McpArgs, settings: &McpSettings) -> Self {
         let defaults = Self::for_this_machine();
-        let max_in_flight = args.max_in_flight.unwrap_or(defaults.max_in_flight).max(1);
+        let max_in_flight = args
+            .max_in_flight
+            .or(settings.max_in_flight.value)
+            .unwrap_or(defaults.max_in_flight)
+            .max(1);
         Self {
             max_in_flight,
-            max_queued: args.max_queued.unwrap_or(4 * max_in_flight),
-            max_line_bytes: args.max_line_bytes.max(1),
-            eof_grace: Duration::from_millis(args.eof_grace_ms),
+            max_queued: args
+                .max_queued
+                .or(settings.max_queued.value)
+                .unwrap_or(4 * max_in_flight),
+            max_line_bytes: args
+                .max_line_bytes
+                .or(settings.max_line_bytes.value)
+                .unwrap_or(defaults.max_line_bytes)
+                .max(1),
+            max_pending_bytes: settings
+                .max_pending_bytes
+                .value
+                .unwrap_or(defaults.max_pending_bytes)
+                .max(1),
+            eof_grace: args
+                .eof_grace_ms
+                .or(settings.eof_grace_ms.value)
+                .map_or(defaults.eof_grace, Duration::from_millis),
             ..defaults
         }
     }
@@ -141,9 +169,9 @@ impl McpOptions {
 const CANCEL_WAIT: Duration = Duration::from_secs(5);
 
 /// Builds the registry, then serves it until the client goes away.
-pub(crate) fn run(global: &GlobalArgs, args: &McpArgs) -> Result<ExitCode, CliError> {
-    let options = McpOptions::from_args(args);
-    let built = crate::preset::build(global)?;
+pub(crate) fn run(settings: &Settings, args: &McpArgs) -> Result<ExitCode, CliError> {
+    let options = McpOptions::from_args(args, &settings.mcp);
+    let built = crate::preset::build(settings)?;
     let confinement = built.registry.kernel().confinement();
     if confinement.is_complete() {
         tracing::info!(containment = %confinement, "commands are contained");
@@ -302,6 +330,15 @@ fn log_ending(ending: Ending) {
     }
 }
 
+/// The name the server announces (the binary's, not the package's).
+pub(crate) const SERVER_NAME: &str = "jig";
+
+/// What the server tells the client's model about its tools.
+pub(crate) const INSTRUCTIONS: &str = "Each tool runs one fixed command template; you fill \
+     only its typed slots. Commands run in the workspace folder, without a shell, with a \
+     timeout and a bounded output. A refused call says which argument failed and what to do \
+     instead.";
+
 /// The MCP face of a registry.
 struct JigServer {
     registry: Arc<Registry>,
@@ -408,16 +445,8 @@ fn mcp_tools(registry: &Registry) -> Result<Vec<McpTool>, CliError> {
 impl ServerHandler for JigServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(
-                env!("CARGO_PKG_NAME"),
-                env!("CARGO_PKG_VERSION"),
-            ))
-            .with_instructions(
-                "Each tool runs one fixed command template; you fill only its typed slots. \
-                 Commands run in the workspace folder, without a shell, with a timeout and a \
-                 bounded output. A refused call says which argument failed and what to do \
-                 instead.",
-            )
+            .with_server_info(Implementation::new(SERVER_NAME, env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
