@@ -113,6 +113,10 @@ pub(crate) struct LoadArgs {
     #[arg(long, value_name = "BIN,...", value_delimiter = ',', num_args = 1)]
     pub(crate) exec_allow: Option<Vec<String>>,
 
+    /// Also grant the exec tool these programs, which have no option table: nothing judges their options (any could write, read outside the workspace or reach the network)
+    #[arg(long, value_name = "BIN,...", value_delimiter = ',', num_args = 1)]
+    pub(crate) dangerous_exec_untabled: Option<Vec<String>>,
+
     /// Refuse to start unless every containment mechanism (Landlock, seccomp, user, PID and mount namespaces) is available
     #[arg(long, conflicts_with = "dangerous_no_containment")]
     pub(crate) require_containment: bool,
@@ -156,6 +160,10 @@ impl LoadArgs {
             tools: after.tools.clone().or_else(|| self.tools.clone()),
             exec: after.exec || self.exec,
             exec_allow: after.exec_allow.clone().or_else(|| self.exec_allow.clone()),
+            dangerous_exec_untabled: after
+                .dangerous_exec_untabled
+                .clone()
+                .or_else(|| self.dangerous_exec_untabled.clone()),
             require_containment: after.require_containment || self.require_containment,
             dangerous_no_containment: after.dangerous_no_containment
                 || self.dangerous_no_containment,

@@ -97,6 +97,8 @@ pub(crate) struct ExecSection {
     pub(crate) grant: Option<bool>,
     /// The exec tool's allow list (grants it).
     pub(crate) allow: Option<Vec<String>>,
+    /// Programs without an option table, granted knowingly (grants them).
+    pub(crate) dangerous_untabled: Option<Vec<String>>,
     /// Permission rules whose commands are refused (`"git push *"`).
     pub(crate) deny_rules: Option<Vec<String>>,
     /// Permission rules whose commands need a person's approval; `jig`

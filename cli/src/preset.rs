@@ -73,18 +73,33 @@ fn warn_skipped(built: &Built) {
 
 /// The exec tool's allow list the configuration asks for, if any.
 pub(crate) fn exec_allow_list(settings: &Settings) -> Result<Option<AllowList>, CliError> {
-    match &settings.exec.value {
-        ExecGrant::Off => Ok(None),
-        ExecGrant::DefaultList => Ok(Some(AllowList::default_read_only())),
-        ExecGrant::List(names) => AllowList::new(names.iter().map(String::as_str))
-            .map(Some)
-            .map_err(|error| {
-                CliError::Usage(format!(
-                    "the exec allow list ({}): {error}",
-                    settings.exec.source
-                ))
-            }),
+    let untabled = &settings.exec_untabled.value;
+    let tabled = match &settings.exec.value {
+        ExecGrant::Off if untabled.is_empty() => return Ok(None),
+        ExecGrant::Off => AllowList::new(Vec::<String>::new()),
+        ExecGrant::DefaultList => Ok(AllowList::default_read_only()),
+        ExecGrant::List(names) => AllowList::new(
+            names
+                .iter()
+                .filter(|name| !untabled.contains(name))
+                .map(String::as_str),
+        ),
     }
+    .map_err(|error| {
+        CliError::Usage(format!(
+            "the exec allow list ({}): {error}",
+            settings.exec.source
+        ))
+    })?;
+    tabled
+        .dangerous_allow_untabled(untabled.iter().map(String::as_str))
+        .map(Some)
+        .map_err(|error| {
+            CliError::Usage(format!(
+                "the untabled programs ({}): {error}",
+                settings.exec_untabled.source
+            ))
+        })
 }
 
 /// The preset with the exec tool granted when the configuration asks for it

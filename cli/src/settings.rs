@@ -135,6 +135,8 @@ pub(crate) struct Settings {
     pub(crate) allow: Sourced<Vec<String>>,
     pub(crate) deny: Sourced<Vec<String>>,
     pub(crate) exec: Sourced<ExecGrant>,
+    /// Programs without an option table granted to the exec tool.
+    pub(crate) exec_untabled: Sourced<Vec<String>>,
     pub(crate) exec_deny_rules: Sourced<Vec<String>>,
     pub(crate) exec_ask_rules: Sourced<Vec<String>>,
     pub(crate) exec_budget: Sourced<Option<usize>>,
@@ -318,6 +320,20 @@ impl Settings {
             allow,
             deny,
             exec: exec_grant,
+            exec_untabled: Sourced::first(
+                Vec::new(),
+                [
+                    (
+                        load.dangerous_exec_untabled.as_ref().map(|l| trimmed(l)),
+                        Source::Flag("--dangerous-exec-untabled"),
+                    ),
+                    (
+                        exec.and_then(|e| e.dangerous_untabled.as_ref())
+                            .map(|l| trimmed(l)),
+                        Source::File,
+                    ),
+                ],
+            ),
             exec_deny_rules: list_from_file(exec.and_then(|e| e.deny_rules.clone())),
             exec_ask_rules: list_from_file(exec.and_then(|e| e.ask_rules.clone())),
             exec_budget: Sourced::first(

@@ -109,6 +109,11 @@ pub(crate) fn render(s: &Settings) -> String {
         ExecGrant::Off => {}
     }
     out.list(
+        "dangerous_untabled",
+        s.exec_untabled.value.iter().cloned(),
+        &s.exec_untabled.source,
+    );
+    out.list(
         "deny_rules",
         s.exec_deny_rules.value.iter().cloned(),
         &s.exec_deny_rules.source,

@@ -401,3 +401,39 @@ fn json_of_a_dry_run() {
     let run = run_example(&["call", "search_text", r#"{"pattern":"TODO"}"#, "--dry-run"]);
     snapshot!("allowed_text", run.stdout);
 }
+
+#[test]
+fn a_program_without_a_table_is_granted_only_by_the_dangerous_flag() {
+    // Refused at start, with the flag to use named.
+    let run = run_example(&[
+        "--exec-allow",
+        "strings,cat",
+        "call",
+        "exec",
+        r#"{"command":"strings README.md"}"#,
+    ]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("--dangerous-exec-untabled strings"),
+        "{}",
+        run.stderr
+    );
+    // Granted knowingly: it runs, its operands still confined.
+    let granted = [
+        "--exec-allow",
+        "strings,cat",
+        "--dangerous-exec-untabled",
+        "strings",
+        "call",
+        "exec",
+    ];
+    let mut args = granted.to_vec();
+    args.push(r#"{"command":"strings README.md"}"#);
+    let run = run_example(&args);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stdout.contains("exit: 0"), "{}", run.stdout);
+    let mut args = granted.to_vec();
+    args.push(r#"{"command":"strings /etc/passwd"}"#);
+    let run = run_example(&args);
+    assert_eq!(run.code, 2, "{run:?}");
+}
