@@ -17,6 +17,7 @@ mod invariants;
 mod props;
 mod rules;
 mod scan;
+mod sed;
 mod support;
 mod tables;
 mod tool;
