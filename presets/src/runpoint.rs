@@ -45,6 +45,21 @@ const NEUTRAL_ENV: &[&str] = &[
     "TERM",
 ];
 
+/// The locale keys of [`NEUTRAL_ENV`]: their values are limited to UTF-8,
+/// `C` and `POSIX` locales, where an ASCII byte is always the character it
+/// looks like (in a locale such as Shift JIS, a script delimiter byte can be
+/// the second half of a character, and sed would read another script than
+/// the table judged).
+const LOCALE_ENV: &[&str] = &["LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES"];
+
+fn utf8_or_c(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    let charset = lower.split('@').next().unwrap_or_default();
+    matches!(charset, "" | "c" | "posix")
+        || charset.ends_with(".utf-8")
+        || charset.ends_with(".utf8")
+}
+
 /// What the run point enforces, shared by the adapters of one preset.
 #[derive(Debug)]
 pub(crate) struct Guard {
@@ -247,7 +262,17 @@ fn vet_env(invocation: &Invocation) -> Result<(), Refusal> {
         .argv
         .first()
         .is_some_and(|p| program_name(p) == "git");
-    for (key, _) in &invocation.env {
+    for (key, value) in &invocation.env {
+        if LOCALE_ENV.contains(&key.as_str()) && !utf8_or_c(value) {
+            return Err(Refusal::new(
+                ErrorCode::RunRefused,
+                Layer::RunEnv,
+                format!(
+                    "the tool asks to set `{key}={value}`; only a UTF-8, C or POSIX locale may be \
+                     set (the program tables read scripts as those locales do)"
+                ),
+            ));
+        }
         if NEUTRAL_ENV.contains(&key.as_str()) || (git && git_key(key)) {
             continue;
         }

@@ -112,6 +112,17 @@ fn an_integrators_tool_cannot_set_ld_preload_or_run_a_denied_program() {
             Invocation::new(vec!["sed".into(), "-n".into(), "1w /tmp/x".into()]),
             "run.flags",
         ),
+        // A locale where a script's delimiter byte can be half a character.
+        (
+            Invocation::new(vec![
+                "sed".into(),
+                "-n".into(),
+                "1p".into(),
+                "notes.txt".into(),
+            ])
+            .with_env("LC_ALL", "ja_JP.SJIS"),
+            "run.env",
+        ),
     ] {
         let registry = integrator_registry(fixture.root(), invocation.clone());
         let result = registry.dispatch("integrators", &json!({}));
@@ -127,7 +138,9 @@ fn an_integrators_tool_cannot_set_ld_preload_or_run_a_denied_program() {
     // A neutral variable is fine.
     let registry = integrator_registry(
         fixture.root(),
-        Invocation::new(vec!["ls".into()]).with_env("LC_ALL", "C"),
+        Invocation::new(vec!["ls".into()])
+            .with_env("LC_ALL", "C")
+            .with_env("LANG", "en_US.UTF-8"),
     );
     let result = registry.dispatch("integrators", &json!({}));
     assert_eq!(
