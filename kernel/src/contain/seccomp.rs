@@ -113,6 +113,12 @@ fn metadata_writes() -> Vec<i64> {
 /// Compiles the filter for runs of `access`; `None` on an architecture the
 /// filter compiler does not know.
 pub(crate) fn compile(access: Access) -> Option<BpfProgram> {
+    compile_with(access, true)
+}
+
+/// [`compile`], with or without the [`fast_allow`] tree (without: only to
+/// check in tests that the tree changes no verdict).
+fn compile_with(access: Access, tree: bool) -> Option<BpfProgram> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).ok()?;
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for call in always_refused() {
@@ -136,6 +142,10 @@ pub(crate) fn compile(access: Access) -> Option<BpfProgram> {
         libc::SYS_socketpair,
         vec![SeccompRule::new(vec![not_unix]).ok()?],
     );
+    let special: Vec<u32> = rules
+        .keys()
+        .filter_map(|call| u32::try_from(*call).ok())
+        .collect();
     let filter = SeccompFilter::new(
         rules,
         SeccompAction::Allow,
@@ -144,7 +154,81 @@ pub(crate) fn compile(access: Access) -> Option<BpfProgram> {
     )
     .ok()?;
     let program: BpfProgram = filter.try_into().ok()?;
-    Some(with_prefix(program))
+    let mut fast = if tree {
+        fast_allow(&special)?
+    } else {
+        Vec::new()
+    };
+    fast.extend(program);
+    Some(with_prefix(fast))
+}
+
+/// A decision tree over the sorted system-call numbers that `special`
+/// names: every other number returns `ALLOW` at once; a special one goes on
+/// to the instruction right after the tree (the compiled rules).
+///
+/// The verdict is the one the compiled rules give (they allow every number
+/// they do not name), only reached in a few comparisons. This matters at
+/// install time more than at run time: the operating system precomputes,
+/// per system call, whether a filter always allows it by running the
+/// filter once per number. Through a chain of comparisons that costs a
+/// third of a millisecond per call; through this tree, microseconds.
+fn fast_allow(special: &[u32]) -> Option<BpfProgram> {
+    const BPF_JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+    const BPF_JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
+    const BPF_RET_K: u16 = 0x06;
+    const RET_ALLOW: u32 = 0x7fff_0000;
+    /// Numbers tested one by one at a leaf of the tree.
+    const LEAF: usize = 4;
+    fn size(numbers: &[u32]) -> usize {
+        if numbers.len() <= LEAF {
+            numbers.len()
+        } else {
+            let (low, high) = numbers.split_at(numbers.len() / 2);
+            1 + size(low) + size(high)
+        }
+    }
+    /// Emits the subtree for `numbers` at `out.len()`, jumping to `allow`
+    /// or `rules` (absolute indices, both after the whole tree).
+    fn emit(numbers: &[u32], out: &mut Vec<(u16, u32, usize, usize)>, allow: usize, rules: usize) {
+        if numbers.len() <= LEAF {
+            for (i, &number) in numbers.iter().enumerate() {
+                let here = out.len();
+                let miss = if i + 1 == numbers.len() {
+                    allow
+                } else {
+                    here + 1
+                };
+                out.push((BPF_JEQ_K, number, rules, miss));
+            }
+            return;
+        }
+        let (low, high) = numbers.split_at(numbers.len() / 2);
+        let here = out.len();
+        // `nr >= high[0]`: the high half, placed after the low one.
+        out.push((BPF_JGE_K, high[0], here + 1 + size(low), here + 1));
+        emit(low, out, allow, rules);
+        emit(high, out, allow, rules);
+    }
+    let mut numbers = special.to_vec();
+    numbers.sort_unstable();
+    numbers.dedup();
+    // An empty tree would allow nothing special: send everything on.
+    if numbers.is_empty() {
+        return Some(Vec::new());
+    }
+    let allow = size(&numbers);
+    let rules = allow + 1;
+    let mut symbolic = Vec::with_capacity(allow);
+    emit(&numbers, &mut symbolic, allow, rules);
+    let mut tree = Vec::with_capacity(rules);
+    for (here, (code, k, to_true, to_false)) in symbolic.into_iter().enumerate() {
+        let jt = u8::try_from(to_true.checked_sub(here + 1)?).ok()?;
+        let jf = u8::try_from(to_false.checked_sub(here + 1)?).ok()?;
+        tree.push(jump(code, k, jt, jf));
+    }
+    tree.push(stmt(BPF_RET_K, RET_ALLOW));
+    Some(tree)
 }
 
 /// The call's filter: `program` with the pointers of the one `execve` the
@@ -237,6 +321,79 @@ fn with_prefix(program: BpfProgram) -> BpfProgram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The verdict of `program` for one system call, and how many
+    /// instructions ran (a classic-BPF interpreter for the instructions
+    /// these filters use).
+    fn run(program: &[sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> (u32, usize) {
+        let word = |offset: u32| -> u32 {
+            match offset {
+                0 => nr,
+                4 => arch,
+                16..=63 => {
+                    let arg = args[(offset as usize - 16) / 8];
+                    if offset.is_multiple_of(8) {
+                        arg as u32
+                    } else {
+                        (arg >> 32) as u32
+                    }
+                }
+                other => panic!("load at {other}"),
+            }
+        };
+        let (mut pc, mut a, mut steps) = (0usize, 0u32, 0usize);
+        loop {
+            let i = &program[pc];
+            steps += 1;
+            let taken = |cond: bool| if cond { i.jt } else { i.jf } as usize;
+            pc = match i.code {
+                0x20 => {
+                    a = word(i.k);
+                    pc + 1
+                }
+                0x54 => {
+                    a &= i.k;
+                    pc + 1
+                }
+                0x05 => pc + 1 + i.k as usize,
+                0x15 => pc + 1 + taken(a == i.k),
+                0x25 => pc + 1 + taken(a > i.k),
+                0x35 => pc + 1 + taken(a >= i.k),
+                0x45 => pc + 1 + taken(a & i.k != 0),
+                0x06 => return (i.k, steps),
+                code => panic!("instruction {code:#x} at {pc}"),
+            };
+        }
+    }
+
+    #[test]
+    fn the_tree_changes_no_verdict_and_decides_in_few_steps() {
+        for access in [Access::ReadOnly, Access::WriteWorkspace] {
+            let plain = compile_with(access, false).expect("filter");
+            let fast = compile_with(access, true).expect("filter");
+            let pins = |p: &[sock_filter]| pinned(p, 0x1000, 0x2000, 0x3000);
+            let (plain, fast) = (pins(&plain), pins(&fast));
+            let mut longest = 0;
+            for nr in (0..1024).chain([X32_SYSCALL_BIT, X32_SYSCALL_BIT + 41]) {
+                for args in [
+                    [0; 6],
+                    [libc::AF_UNIX as u64, 1, 0, 0, 0, 0],
+                    [libc::AF_INET as u64, 1, 0, 0, 0, 0],
+                    [0x1000, 0x2000, 0x3000, 0, 0, 0],
+                ] {
+                    for arch in [AUDIT_ARCH, 0x4000_0003] {
+                        let (want, _) = run(&plain, arch, nr, args);
+                        let (got, steps) = run(&fast, arch, nr, args);
+                        assert_eq!(got, want, "{access:?} nr {nr} args {args:?}");
+                        if got == 0x7fff_0000 && nr != libc::SYS_execve as u32 {
+                            longest = longest.max(steps);
+                        }
+                    }
+                }
+            }
+            assert!(longest <= 24, "{access:?}: {longest} steps to allow");
+        }
+    }
 
     #[test]
     fn both_filters_compile_and_read_only_refuses_more() {
