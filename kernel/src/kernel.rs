@@ -178,8 +178,11 @@ impl KernelBuilder {
     }
 
     /// Sets the folder under which each call gets its own private temporary
-    /// folder, its `TMPDIR` (default `/tmp`). Without containment, `TMPDIR`
-    /// is this folder itself.
+    /// folder, its `TMPDIR` (default `/tmp`). With mount namespaces every
+    /// call of a kernel has the same `TMPDIR` path, one empty folder made
+    /// when the kernel is built, where each call mounts its own tmpfs that
+    /// no other call sees; otherwise each call makes and removes its own
+    /// folder. Without containment, `TMPDIR` is this folder itself.
     pub fn tmpdir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.tmpdir = dir.into();
         self
@@ -265,6 +268,7 @@ impl KernelBuilder {
                     contain::mechanisms(&self.tmpdir),
                     &self.search_path,
                     &self.limits,
+                    &self.tmpdir,
                 );
                 if level == Level::Required && !plan.confinement.is_complete() {
                     return Err(KernelError::ContainmentUnavailable {

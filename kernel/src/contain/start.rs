@@ -64,8 +64,11 @@ fn c_string(bytes: &[u8], index: usize) -> Result<CString, KernelError> {
 pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started, KernelError> {
     let plan = request.plan;
     let confinement = &plan.confinement;
-    let tmp =
-        CallTmp::create(request.tmp_base).map_err(supervise("create the temporary folder"))?;
+    let tmp = match &plan.mount_point {
+        Some(mount_point) => CallTmp::on(mount_point),
+        None => CallTmp::create(request.tmp_base),
+    }
+    .map_err(supervise("create the temporary folder"))?;
 
     let program = c_string(request.program.as_os_str().as_bytes(), 0)?;
     let mut argv_c = vec![program.clone()];
