@@ -116,17 +116,20 @@ pub(crate) fn compile(access: Access) -> Option<BpfProgram> {
     compile_with(access, true)
 }
 
-/// [`compile`], with or without the [`fast_allow`] tree (without: only to
-/// check in tests that the tree changes no verdict).
+/// [`compile`]: the calls refused by number are decided by a [`tree`] in
+/// front of the rules that `seccompiler` compiles (those that look at
+/// arguments). Without the tree (`tree` false, only to check in tests that
+/// the tree changes no verdict), `seccompiler` compiles every rule.
 fn compile_with(access: Access, tree: bool) -> Option<BpfProgram> {
     let arch = TargetArch::try_from(std::env::consts::ARCH).ok()?;
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
-    for call in always_refused() {
-        rules.insert(call, Vec::new());
-    }
+    let mut refused = always_refused();
     if access == Access::ReadOnly {
-        for call in metadata_writes() {
-            rules.insert(call, Vec::new());
+        refused.extend(metadata_writes());
+    }
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
+    if !tree {
+        for call in &refused {
+            rules.insert(*call, Vec::new());
         }
     }
     // A pair of connected Unix sockets reaches nothing outside the call:
@@ -142,7 +145,7 @@ fn compile_with(access: Access, tree: bool) -> Option<BpfProgram> {
         libc::SYS_socketpair,
         vec![SeccompRule::new(vec![not_unix]).ok()?],
     );
-    let special: Vec<u32> = rules
+    let by_rule: Vec<u32> = rules
         .keys()
         .filter_map(|call| u32::try_from(*call).ok())
         .collect();
@@ -154,33 +157,46 @@ fn compile_with(access: Access, tree: bool) -> Option<BpfProgram> {
     )
     .ok()?;
     let program: BpfProgram = filter.try_into().ok()?;
-    let mut fast = if tree {
-        fast_allow(&special)?
+    let mut head = if tree {
+        let refused: Vec<u32> = refused
+            .iter()
+            .map(|call| u32::try_from(*call).ok())
+            .collect::<Option<_>>()?;
+        self::tree(&refused, &by_rule)?
     } else {
         Vec::new()
     };
-    fast.extend(program);
-    Some(with_prefix(fast))
+    head.extend(program);
+    Some(with_prefix(head))
 }
 
-/// A decision tree over the sorted system-call numbers that `special`
-/// names: every other number returns `ALLOW` at once; a special one goes on
-/// to the instruction right after the tree (the compiled rules).
+/// A decision tree over system-call numbers: a number of `refused` returns
+/// `EPERM`, a number of `by_rule` goes on to the instruction right after the
+/// tree (the compiled rules), every other number is allowed, each in a few
+/// comparisons.
 ///
-/// The verdict is the one the compiled rules give (they allow every number
-/// they do not name), only reached in a few comparisons. This matters at
-/// install time more than at run time: the operating system precomputes,
-/// per system call, whether a filter always allows it by running the
-/// filter once per number. Through a chain of comparisons that costs a
-/// third of a millisecond per call; through this tree, microseconds.
-fn fast_allow(special: &[u32]) -> Option<BpfProgram> {
+/// This matters at install time more than at run time, and keeps the
+/// program short: the operating system precomputes, per system-call number,
+/// whether a filter always allows it by running the filter once per number,
+/// and compiles the filter to machine code. Through a chain of one
+/// comparison per refused call (as `seccompiler` compiles them), the two
+/// cost a quarter of a millisecond per call; through this tree,
+/// microseconds.
+fn tree(refused: &[u32], by_rule: &[u32]) -> Option<BpfProgram> {
     const BPF_JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
     const BPF_JGE_K: u16 = 0x35; // BPF_JMP | BPF_JGE | BPF_K
     const BPF_RET_K: u16 = 0x06;
     const RET_ALLOW: u32 = 0x7fff_0000;
+    const RET_ERRNO: u32 = 0x0005_0000;
     /// Numbers tested one by one at a leaf of the tree.
     const LEAF: usize = 4;
-    fn size(numbers: &[u32]) -> usize {
+    /// Where each kind of number goes: absolute indices after the tree.
+    struct Targets {
+        allow: usize,
+        refuse: usize,
+        rules: usize,
+    }
+    fn size(numbers: &[(u32, bool)]) -> usize {
         if numbers.len() <= LEAF {
             numbers.len()
         } else {
@@ -188,46 +204,56 @@ fn fast_allow(special: &[u32]) -> Option<BpfProgram> {
             1 + size(low) + size(high)
         }
     }
-    /// Emits the subtree for `numbers` at `out.len()`, jumping to `allow`
-    /// or `rules` (absolute indices, both after the whole tree).
-    fn emit(numbers: &[u32], out: &mut Vec<(u16, u32, usize, usize)>, allow: usize, rules: usize) {
+    /// Emits the subtree for `numbers` (each with whether it is refused
+    /// outright) at `out.len()`, as (code, k, true target, false target).
+    fn emit(numbers: &[(u32, bool)], out: &mut Vec<(u16, u32, usize, usize)>, to: &Targets) {
         if numbers.len() <= LEAF {
-            for (i, &number) in numbers.iter().enumerate() {
+            for (i, &(number, refused)) in numbers.iter().enumerate() {
                 let here = out.len();
+                let hit = if refused { to.refuse } else { to.rules };
                 let miss = if i + 1 == numbers.len() {
-                    allow
+                    to.allow
                 } else {
                     here + 1
                 };
-                out.push((BPF_JEQ_K, number, rules, miss));
+                out.push((BPF_JEQ_K, number, hit, miss));
             }
             return;
         }
         let (low, high) = numbers.split_at(numbers.len() / 2);
         let here = out.len();
         // `nr >= high[0]`: the high half, placed after the low one.
-        out.push((BPF_JGE_K, high[0], here + 1 + size(low), here + 1));
-        emit(low, out, allow, rules);
-        emit(high, out, allow, rules);
+        out.push((BPF_JGE_K, high[0].0, here + 1 + size(low), here + 1));
+        emit(low, out, to);
+        emit(high, out, to);
     }
-    let mut numbers = special.to_vec();
+    let mut numbers: Vec<(u32, bool)> = refused
+        .iter()
+        .map(|&n| (n, true))
+        .chain(by_rule.iter().map(|&n| (n, false)))
+        .collect();
     numbers.sort_unstable();
-    numbers.dedup();
-    // An empty tree would allow nothing special: send everything on.
-    if numbers.is_empty() {
-        return Some(Vec::new());
+    numbers.dedup_by_key(|(n, _)| *n);
+    // Each number once: a number both refused and ruled would be ambiguous.
+    if numbers.len() != refused.len() + by_rule.len() {
+        return None;
     }
     let allow = size(&numbers);
-    let rules = allow + 1;
+    let to = Targets {
+        allow,
+        refuse: allow + 1,
+        rules: allow + 2,
+    };
     let mut symbolic = Vec::with_capacity(allow);
-    emit(&numbers, &mut symbolic, allow, rules);
-    let mut tree = Vec::with_capacity(rules);
+    emit(&numbers, &mut symbolic, &to);
+    let mut tree = Vec::with_capacity(allow + 2);
     for (here, (code, k, to_true, to_false)) in symbolic.into_iter().enumerate() {
         let jt = u8::try_from(to_true.checked_sub(here + 1)?).ok()?;
         let jf = u8::try_from(to_false.checked_sub(here + 1)?).ok()?;
         tree.push(jump(code, k, jt, jf));
     }
     tree.push(stmt(BPF_RET_K, RET_ALLOW));
+    tree.push(stmt(BPF_RET_K, RET_ERRNO | REFUSED));
     Some(tree)
 }
 
@@ -392,6 +418,8 @@ mod tests {
                 }
             }
             assert!(longest <= 24, "{access:?}: {longest} steps to allow");
+            // Short, so that compiling it to machine code stays cheap.
+            assert!(fast.len() < plain.len() / 2, "{} instructions", fast.len());
         }
     }
 
