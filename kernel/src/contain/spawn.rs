@@ -760,9 +760,9 @@ fn wait_for_go(go: RawFd) {
 
 /// `struct landlock_path_beneath_attr`.
 #[repr(C, packed)]
-struct PathBeneathAttr {
-    allowed_access: u64,
-    parent_fd: c_int,
+pub(crate) struct PathBeneathAttr {
+    pub(crate) allowed_access: u64,
+    pub(crate) parent_fd: c_int,
 }
 
 /// Adds a rule for `path` (as mounted now, in the call's namespace) to the

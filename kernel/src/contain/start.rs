@@ -111,7 +111,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     .map_err(|_| KernelError::NulInArgument { index: 0 })?;
 
     let ruleset = match confinement.landlock_abi {
-        Some(_) => {
+        Some(abi) => {
             let mut executed = super::executed_files(request.program);
             for helper in request.helpers {
                 if helper.is_dir() {
@@ -129,12 +129,14 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
                 executed: &executed,
                 proc: !confinement.private_proc,
             };
-            Some(super::ruleset(&paths, request.access).map_err(|message| {
-                KernelError::Supervise {
-                    operation: "build the landlock ruleset",
-                    source: std::io::Error::other(message),
-                }
-            })?)
+            Some(
+                super::ruleset(&paths, request.access, abi).map_err(|message| {
+                    KernelError::Supervise {
+                        operation: "build the landlock ruleset",
+                        source: std::io::Error::other(message),
+                    }
+                })?,
+            )
         }
         None => None,
     };
