@@ -220,6 +220,15 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     } else {
         (None, None)
     };
+    // The program's stack until `execve`: raw memory, never read here.
+    let mut program_stack: Vec<u8> = Vec::with_capacity(spawn::PROGRAM_STACK + 16);
+    let program_stack_top = {
+        let top = program_stack
+            .as_mut_ptr()
+            .wrapping_add(spawn::PROGRAM_STACK);
+        // Stacks grow down from a 16-byte aligned top.
+        top.wrapping_sub(top as usize % 16).cast::<libc::c_void>()
+    };
     let child = ChildPlan {
         program: &program,
         argv: &argv,
@@ -245,6 +254,11 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             masked: &masked,
             watch_processes: plan.watch_processes.then_some(request.limits.max_processes),
         }),
+        program_stack: if confinement.namespaces {
+            program_stack_top
+        } else {
+            std::ptr::null_mut()
+        },
         probe: false,
     };
     let pid = spawn::clone_child(&child).map_err(|source| KernelError::Spawn {
