@@ -112,7 +112,7 @@ mod run;
 
 pub use cancel::CancelToken;
 pub use capture::Output;
-pub use contain::{Access, Confinement, Containment, script_interpreter};
+pub use contain::{Access, Confinement, Containment, Mechanism, script_interpreter};
 pub use error::KernelError;
 pub use kernel::{DEFAULT_HOME, DEFAULT_SEARCH_PATH, Kernel, KernelBuilder, resolve_program};
 pub use limits::{

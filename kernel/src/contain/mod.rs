@@ -218,6 +218,22 @@ impl std::fmt::Display for Confinement {
     }
 }
 
+/// One containment mechanism, which [`KernelBuilder::dangerous_without`]
+/// can leave out.
+///
+/// [`KernelBuilder::dangerous_without`]: crate::KernelBuilder::dangerous_without
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Mechanism {
+    /// The user, PID and mount namespaces of each call (and with them the
+    /// private `/proc`, the tmpfs and the protected paths).
+    Namespaces,
+    /// Landlock (files, TCP, scoping).
+    Landlock,
+    /// The seccomp filter.
+    Seccomp,
+}
+
 /// What the running system offers, probed once per process.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Mechanisms {
@@ -226,6 +242,20 @@ pub(crate) struct Mechanisms {
     pub(crate) namespaces: bool,
     pub(crate) private_proc: bool,
     pub(crate) pids_cgroup: Option<PathBuf>,
+}
+
+impl Mechanisms {
+    /// Leaves `mechanism` out, as if the system lacked it.
+    pub(crate) fn remove(&mut self, mechanism: Mechanism) {
+        match mechanism {
+            Mechanism::Namespaces => {
+                self.namespaces = false;
+                self.private_proc = false;
+            }
+            Mechanism::Landlock => self.landlock_abi = None,
+            Mechanism::Seccomp => self.seccomp = false,
+        }
+    }
 }
 
 /// Probes the system once; later calls return the same answer.
