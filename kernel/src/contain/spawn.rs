@@ -5,11 +5,13 @@
 //! seccomp program, the mount options) is prepared by the parent; the child
 //! only reads it. With namespaces the clone makes the child the init (PID 1)
 //! of a fresh user, PID and mount namespace: it writes its identity maps,
-//! mounts the call's tmpfs and a private `/proc`, forks the program and
-//! waits. When the program ends, the init reports its status and exits, and
-//! the operating system kills whatever else of the call is still alive
-//! (`setsid` and double-fork escapes included) before the parent can reap
-//! the init. Without namespaces the clone is a plain fork of the program.
+//! mounts the call's tmpfs and a private `/proc`, starts the program (sharing
+//! its memory until `execve`, as `posix_spawn` does) and waits. When the
+//! program ends, the init kills and reaps whatever else of the call is
+//! still alive (`setsid` and double-fork escapes included), reports the
+//! program's status and exits; if the init itself is killed first, the
+//! operating system kills the rest before the init can be reaped. Without
+//! namespaces the clone is a plain fork of the program.
 
 use std::ffi::CStr;
 use std::os::fd::RawFd;
