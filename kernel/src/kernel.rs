@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
-use crate::contain::{self, Containment, Level, Plan};
+use crate::contain::{self, Containment, Level, Mechanism, Plan};
 use crate::run::{RunOptions, supervise};
 use crate::{Confinement, KernelError, Limits, Outcome, fds};
 
@@ -40,6 +40,7 @@ pub struct KernelBuilder {
     home: PathBuf,
     extra_env: Vec<(OsString, OsString)>,
     containment: Containment,
+    without: Vec<Mechanism>,
     read_only: Vec<PathBuf>,
     mask: Option<fn(&str) -> bool>,
 }
@@ -60,6 +61,7 @@ impl Kernel {
             home: PathBuf::from(DEFAULT_HOME),
             extra_env: Vec::new(),
             containment: Containment::best_effort(),
+            without: Vec::new(),
             read_only: Vec::new(),
             mask: None,
         }
@@ -178,8 +180,11 @@ impl KernelBuilder {
     }
 
     /// Sets the folder under which each call gets its own private temporary
-    /// folder, its `TMPDIR` (default `/tmp`). Without containment, `TMPDIR`
-    /// is this folder itself.
+    /// folder, its `TMPDIR` (default `/tmp`). With mount namespaces every
+    /// call of a kernel has the same `TMPDIR` path, one empty folder made
+    /// when the kernel is built, where each call mounts its own tmpfs that
+    /// no other call sees; otherwise each call makes and removes its own
+    /// folder. Without containment, `TMPDIR` is this folder itself.
     pub fn tmpdir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.tmpdir = dir.into();
         self
@@ -239,6 +244,16 @@ impl KernelBuilder {
         self
     }
 
+    /// Runs every call without `mechanism`, as on a system that lacks it:
+    /// the kernel's [`Confinement`] reports it missing, and a kernel that
+    /// asks for [`Containment::required`] is not built. For measuring what
+    /// each mechanism costs (`cargo xtask bench` reports one figure per
+    /// tier) and for reproducing a weaker system's behaviour.
+    pub fn dangerous_without(mut self, mechanism: Mechanism) -> Self {
+        self.without.push(mechanism);
+        self
+    }
+
     /// Checks and canonicalizes the root and builds the kernel.
     ///
     /// Unless containment is off, building probes (once per process) what
@@ -261,11 +276,11 @@ impl KernelBuilder {
         let plan = match self.containment.level() {
             Level::Off => None,
             level => {
-                let plan = Plan::new(
-                    contain::mechanisms(&self.tmpdir),
-                    &self.search_path,
-                    &self.limits,
-                );
+                let mut mechanisms = contain::mechanisms(&self.tmpdir);
+                for mechanism in &self.without {
+                    mechanisms.remove(*mechanism);
+                }
+                let plan = Plan::new(mechanisms, &self.search_path, &self.limits, &self.tmpdir);
                 if level == Level::Required && !plan.confinement.is_complete() {
                     return Err(KernelError::ContainmentUnavailable {
                         missing: plan.confinement.missing().join("; "),

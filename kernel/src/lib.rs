@@ -48,7 +48,7 @@
 //! | the integrator's environment and memory | every capability dropped (bounding set, securebits), `no_new_privs`; Landlock ptrace and signal scoping; a private `/proc` in a PID namespace | none |
 //! | outliving the call (`setsid`, double fork), SIGKILL of the integrator | the call's init is PID 1 of a fresh PID namespace: when the program ends or the init is killed, the operating system kills everything of the call; the init dies with the thread that spawned it (`PR_SET_PDEATHSIG`) | without user namespaces (reported), only the process group is ended |
 //! | fork bombs, huge files, endless CPU | a pids cgroup (as root) or `RLIMIT_NPROC` in the call's own user namespace; `RLIMIT_FSIZE`, `RLIMIT_CPU` as a backstop to the timeout, no core files, optional `RLIMIT_AS` ([`Limits`]) | memory is bounded only where [`Limits::max_memory`] is set |
-//! | filling the disk through `TMPDIR` | a private temporary folder per call, a size-bounded tmpfs in the call's mount namespace, removed after the call whatever happened | without mount namespaces, only the per-file limit bounds it |
+//! | filling the disk through `TMPDIR` | a private temporary folder per call, a size-bounded tmpfs in the call's mount namespace, gone with the call's namespace whatever happened | without mount namespaces, only the per-file limit bounds it |
 //!
 //! # How a contained call starts
 //!
@@ -58,7 +58,7 @@
 //! the call's init, in new user, PID and mount namespaces; it writes its
 //! identity maps, makes mounts private, mounts the call's tmpfs and a
 //! private `/proc` (and grants them in the ruleset: Landlock ignores rules
-//! on a folder hidden by a mount), forks the program and waits. The program
+//! on a folder hidden by a mount), starts the program and waits. The program
 //! sets its stdio, workspace and limits, drops every capability, enforces
 //! Landlock and seccomp and calls `execve`. From `clone` to `execve` only raw,
 //! async-signal-safe system calls run. A `pre_exec` hook could not create
@@ -68,6 +68,33 @@
 //! [`Containment::required`] fails to build where a mechanism is missing;
 //! [`KernelBuilder::dangerous_no_containment`] runs programs with
 //! `posix_spawn` and the process group only.
+//!
+//! What a contained start costs, and what keeps it cheap (`cargo xtask
+//! bench` reports the figure of each tier, one mechanism left out at a
+//! time with [`KernelBuilder::dangerous_without`]):
+//!
+//! - the init starts the program as `posix_spawn` does (`CLONE_VM |
+//!   CLONE_VFORK`, on a stack of its own until `execve`): no page of the
+//!   init is copied for it;
+//! - when the program has ended, the init kills and reaps every other
+//!   process of the call, then reports the program's status; the parent
+//!   returns on that report, and the init's own exit, where the operating
+//!   system tears the namespaces down (a large part of a call), is reaped
+//!   by a background thread. An init killed before it could report is
+//!   waited for, until the operating system has ended the whole call;
+//! - the calls of a kernel mount their tmpfs on one folder (each in its own
+//!   mount namespace, so each sees only its own) instead of making and
+//!   removing a folder per call;
+//! - the ruleset is made per call (the init adds the rules of its own
+//!   mounts to it, which must reach no other call) from descriptors kept
+//!   open between calls, each checked by one `stat` to still name the same
+//!   file; the files that start a program (ELF loader, `#!` interpreter) are
+//!   remembered while every file read to learn them keeps its inode, size
+//!   and times;
+//! - the seccomp filter decides by a short tree of comparisons: the
+//!   operating system runs a new filter once per system-call number to
+//!   build its cache of always-allowed calls, and compiles it to machine
+//!   code, at every call.
 //!
 //! # Non-goals
 //!
@@ -112,7 +139,7 @@ mod run;
 
 pub use cancel::CancelToken;
 pub use capture::Output;
-pub use contain::{Access, Confinement, Containment, script_interpreter};
+pub use contain::{Access, Confinement, Containment, Mechanism, script_interpreter};
 pub use error::KernelError;
 pub use kernel::{DEFAULT_HOME, DEFAULT_SEARCH_PATH, Kernel, KernelBuilder, resolve_program};
 pub use limits::{

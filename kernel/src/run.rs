@@ -140,32 +140,43 @@ fn supervise_contained<S: AsRef<OsStr>>(
     };
     let start = Instant::now();
     let started = contain::start(&request, writer)?;
+    let exit = match &started.status {
+        Some(pipe) => Exit::Status(pipe.as_fd()),
+        None => Exit::Child(pidfd(started.pid)),
+    };
     let watch = Watch::run(
         started.pid,
         &mut reader,
         &limits,
         options.cancel.as_ref(),
         start,
+        &exit,
     );
-    let reaped = reap(started.pid);
-    let watch = watch?;
-    let init = reaped?;
-    let mut watch = watch;
-    let status = match (&started.status, init) {
-        // The init reports the program's status; an init killed before it
-        // could (the kernel's SIGKILL after the grace) means the program was
-        // killed with it.
-        (Some(pipe), _) => match contain::program_status(pipe) {
-            Some((raw, over_limit)) => {
-                if over_limit && watch.ended.is_none() {
-                    watch.ended = Some(Ended::ProcessLimit(limits.max_processes));
-                }
-                wait_status(raw)
-            }
-            None => init,
-        },
-        (None, status) => status,
+    // The init reports the program's status once nothing else of the call
+    // is left; then only its own exit remains, which the operating system
+    // makes long by tearing the namespaces down: it is reaped off this
+    // path. An init killed before it could report (the kernel's SIGKILL
+    // after the grace) means the program was killed with it: that init is
+    // waited for, until the operating system has ended the whole call.
+    let reported = match (&started.status, &watch) {
+        (Some(pipe), Ok(_)) => contain::program_status(pipe),
+        _ => None,
     };
+    let status = match reported {
+        Some((raw, over_limit)) => {
+            reap_later(started.pid);
+            let mut watch = watch?;
+            if over_limit && watch.ended.is_none() {
+                watch.ended = Some(Ended::ProcessLimit(limits.max_processes));
+            }
+            (watch, wait_status(raw))
+        }
+        None => {
+            let reaped = reap(started.pid);
+            (watch?, reaped?)
+        }
+    };
+    let (watch, status) = status;
     drop(started.tmp);
     drop(started.cgroup);
     Ok(watch.into_outcome(
@@ -175,6 +186,32 @@ fn supervise_contained<S: AsRef<OsStr>>(
         options.access,
         plan.confinement.clone(),
     ))
+}
+
+/// Reaps, off the caller's path, the init of a call that reported its
+/// program's status: nothing of the call is left but the init, exiting.
+/// One thread per process does it, started with the first such call; where
+/// it cannot be started, the caller reaps.
+fn reap_later(pid: Pid) {
+    use std::sync::OnceLock;
+    use std::sync::mpsc::{Sender, channel};
+    static REAPER: OnceLock<Option<Sender<Pid>>> = OnceLock::new();
+    let reaper = REAPER.get_or_init(|| {
+        let (send, receive) = channel::<Pid>();
+        std::thread::Builder::new()
+            .name("jig-reaper".to_owned())
+            .spawn(move || {
+                for pid in receive {
+                    let _ = reap(pid);
+                }
+            })
+            .ok()
+            .map(|_| send)
+    });
+    let handed = reaper.as_ref().is_some_and(|send| send.send(pid).is_ok());
+    if !handed {
+        let _ = reap(pid);
+    }
 }
 
 /// Reaps `pid` and returns how it ended.
@@ -235,12 +272,14 @@ fn supervise_bare<S: AsRef<OsStr>>(
     drop(command);
     let mut child = spawned.map_err(|source| spawn_error(path, source))?;
 
+    let pid = Pid::from_raw(child.id() as i32);
     let watch = Watch::run(
-        Pid::from_raw(child.id() as i32),
+        pid,
         &mut reader,
         &limits,
         options.cancel.as_ref(),
         start,
+        &Exit::Child(pidfd(pid)),
     );
     let status = child
         .wait()
@@ -307,14 +346,14 @@ impl Watch {
         limits: &Limits,
         cancel: Option<&CancelToken>,
         start: Instant,
+        exit: &Exit<'_>,
     ) -> Result<Watch, KernelError> {
         let mut watch = Watch {
             capture: Capture::new(limits.max_output),
             ended: None,
             held_open: false,
         };
-        let exit_fd = pidfd(pid);
-        let result = watch.supervise_loop(pid, reader, limits, cancel, start, exit_fd.as_ref());
+        let result = watch.supervise_loop(pid, reader, limits, cancel, start, exit);
         if result.is_err() {
             // Whatever went wrong, nothing of the call may outlive it.
             let _ = killpg(pid, Signal::SIGKILL);
@@ -329,10 +368,10 @@ impl Watch {
         limits: &Limits,
         cancel: Option<&CancelToken>,
         start: Instant,
-        exit_fd: Option<&std::os::fd::OwnedFd>,
+        exit: &Exit<'_>,
     ) -> Result<(), KernelError> {
         let deadline = start + limits.timeout;
-        let mut buffer = vec![0u8; CHUNK];
+        let mut buffer = ReadBuffer::take();
         let mut pipe_open = true;
         let mut exited_at: Option<Instant> = None;
         let mut terminated_at: Option<Instant> = None;
@@ -341,9 +380,9 @@ impl Watch {
         loop {
             if pipe_open {
                 if wait_readable(reader, TICK)? {
-                    match reader.read(&mut buffer) {
+                    match reader.read(&mut buffer.0) {
                         Ok(0) => pipe_open = false,
-                        Ok(n) => self.capture.push(&buffer[..n]),
+                        Ok(n) => self.capture.push(&buffer.0[..n]),
                         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                         Err(e) => return Err(supervise_error("read output")(e)),
                     }
@@ -353,7 +392,7 @@ impl Watch {
                 // gently, starting very short (exit follows closing at once in
                 // the common case).
                 // With a pidfd, wake as soon as it exits.
-                match exit_fd {
+                match exit.fd() {
                     Some(fd) => {
                         let millis = u16::try_from(TICK.as_millis()).unwrap_or(u16::MAX);
                         let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
@@ -366,7 +405,7 @@ impl Watch {
                 }
             }
             let now = Instant::now();
-            if exited_at.is_none() && has_exited(pid)? {
+            if exited_at.is_none() && exit.happened(pid)? {
                 exited_at = Some(now);
                 // Background jobs left in the group end with the call. The
                 // group still exists (its leader is an unreaped zombie), so
@@ -407,6 +446,69 @@ impl Watch {
                     Some(_) => {}
                 }
             }
+        }
+    }
+}
+
+thread_local! {
+    static READ_BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// This thread's read buffer of [`CHUNK`] bytes, made once per thread and
+/// given back when dropped: zeroing and faulting in a fresh one cost every
+/// call more than reading a short output.
+struct ReadBuffer(Vec<u8>);
+
+impl ReadBuffer {
+    fn take() -> ReadBuffer {
+        let buffer = READ_BUFFER.take();
+        if buffer.len() == CHUNK {
+            ReadBuffer(buffer)
+        } else {
+            ReadBuffer(vec![0u8; CHUNK])
+        }
+    }
+}
+
+impl Drop for ReadBuffer {
+    fn drop(&mut self) {
+        READ_BUFFER.set(std::mem::take(&mut self.0));
+    }
+}
+
+/// What tells the supervision that a call's program is over.
+enum Exit<'a> {
+    /// The child itself exits; a pidfd wakes the wait where there is one.
+    Child(Option<std::os::fd::OwnedFd>),
+    /// A contained call's init writes the program's status to this pipe
+    /// once nothing else of the call is left; the pipe reaches end-of-file
+    /// if the init dies first.
+    Status(std::os::fd::BorrowedFd<'a>),
+}
+
+impl Exit<'_> {
+    /// Whether it is over.
+    fn happened(&self, pid: Pid) -> Result<bool, KernelError> {
+        match self {
+            Exit::Child(_) => has_exited(pid),
+            Exit::Status(pipe) => {
+                let mut fds = [PollFd::new(*pipe, PollFlags::POLLIN)];
+                match poll(&mut fds, PollTimeout::ZERO) {
+                    Ok(ready) => Ok(ready > 0),
+                    Err(Errno::EINTR) => Ok(false),
+                    Err(errno) => Err(supervise_error("check the call's init")(
+                        std::io::Error::from(errno),
+                    )),
+                }
+            }
+        }
+    }
+
+    /// What becomes readable when it is over, if anything.
+    fn fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        match self {
+            Exit::Child(pidfd) => pidfd.as_ref().map(AsFd::as_fd),
+            Exit::Status(pipe) => Some(*pipe),
         }
     }
 }

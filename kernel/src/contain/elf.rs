@@ -11,14 +11,93 @@ use std::path::{Path, PathBuf};
 /// small too).
 const MAX_DEPTH: usize = 4;
 
+/// At most this many programs are remembered (a long-lived integrator may
+/// run many; past this, the memory starts over).
+const MAX_REMEMBERED: usize = 256;
+
+/// What a file was when it was read: a file replaced (another inode), or
+/// changed in place (its times and size), is read again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    /// The stamp of the file `path` names now (links followed, as `execve`
+    /// follows them).
+    fn of(path: &Path) -> Option<Stamp> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
+        Some(Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+}
+
+/// The files read to learn what starts one program: each path as it was
+/// named (the program, then each interpreter as the file before names it)
+/// with its stamp, and the answer.
+#[derive(Debug)]
+struct Remembered {
+    read: Vec<(PathBuf, Option<Stamp>)>,
+    files: Vec<PathBuf>,
+}
+
 /// The files executed to start `program`, canonical, program first.
+///
+/// Remembered per program for as long as every file read to learn it is
+/// unchanged: a call of the same program checks one stamp per file (the
+/// program and its loader) instead of reading them again.
 pub(crate) fn executed_files(program: &Path) -> Vec<PathBuf> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static MEMORY: OnceLock<Mutex<HashMap<PathBuf, Remembered>>> = OnceLock::new();
+    let memory = MEMORY.get_or_init(Mutex::default);
+    if let Some(remembered) = memory
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(program)
+        && remembered
+            .read
+            .iter()
+            .all(|(path, stamp)| Stamp::of(path) == *stamp)
+    {
+        return remembered.files.clone();
+    }
     let mut files = Vec::new();
-    collect(program, &mut files, 0);
+    let mut read = Vec::new();
+    collect(program, &mut files, &mut read, 0);
+    let mut memory = memory.lock().unwrap_or_else(PoisonError::into_inner);
+    if memory.len() >= MAX_REMEMBERED {
+        memory.clear();
+    }
+    memory.insert(
+        program.to_path_buf(),
+        Remembered {
+            read,
+            files: files.clone(),
+        },
+    );
     files
 }
 
-fn collect(path: &Path, files: &mut Vec<PathBuf>, depth: usize) {
+/// Adds `path` and what it names to `files`; records in `read` each path
+/// looked at with its stamp, taken before it is read.
+fn collect(
+    path: &Path,
+    files: &mut Vec<PathBuf>,
+    read: &mut Vec<(PathBuf, Option<Stamp>)>,
+    depth: usize,
+) {
+    read.push((path.to_path_buf(), Stamp::of(path)));
     let Ok(canonical) = std::fs::canonicalize(path) else {
         return;
     };
@@ -38,9 +117,9 @@ fn collect(path: &Path, files: &mut Vec<PathBuf>, depth: usize) {
     };
     head.truncate(len);
     if let Some(interpreter) = shebang(&head) {
-        collect(&interpreter, files, depth + 1);
+        collect(&interpreter, files, read, depth + 1);
     } else if let Some(loader) = elf_interpreter(&mut file, &head) {
-        collect(&loader, files, depth + 1);
+        collect(&loader, files, read, depth + 1);
     }
 }
 
@@ -158,6 +237,25 @@ mod tests {
         let files = executed_files(&script);
         assert!(files.len() >= 3, "{files:?}");
         assert_eq!(files[1], std::fs::canonicalize("/bin/sh").unwrap());
+    }
+
+    #[test]
+    fn a_changed_script_is_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("s");
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        let sh = std::fs::canonicalize("/bin/sh").unwrap();
+        assert_eq!(executed_files(&script)[1], sh);
+        assert_eq!(executed_files(&script)[1], sh);
+        // Another file at the same path (a new inode): read again.
+        let other = dir.path().join("t");
+        std::fs::write(&other, "#!/bin/cat\n").unwrap();
+        std::fs::rename(&other, &script).unwrap();
+        let cat = std::fs::canonicalize("/bin/cat").unwrap();
+        assert_eq!(executed_files(&script)[1], cat);
+        // The same file changed in place (its size and times): read again.
+        std::fs::write(&script, "#!/bin/sh -e\n").unwrap();
+        assert_eq!(executed_files(&script)[1], sh);
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub(crate) use elf::executed_files;
 pub use elf::script_interpreter;
 pub(crate) use rules::{CallPaths, ruleset};
 pub(crate) use start::{Request, program_status, start};
-pub(crate) use tmp::CallTmp;
+pub(crate) use tmp::{CallTmp, MountPoint};
 
 /// How much containment a kernel asks for. Weaker settings are not values
 /// of this type: see [`KernelBuilder::dangerous_no_containment`].
@@ -218,6 +218,22 @@ impl std::fmt::Display for Confinement {
     }
 }
 
+/// One containment mechanism, which [`KernelBuilder::dangerous_without`]
+/// can leave out.
+///
+/// [`KernelBuilder::dangerous_without`]: crate::KernelBuilder::dangerous_without
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Mechanism {
+    /// The user, PID and mount namespaces of each call (and with them the
+    /// private `/proc`, the tmpfs and the protected paths).
+    Namespaces,
+    /// Landlock (files, TCP, scoping).
+    Landlock,
+    /// The seccomp filter.
+    Seccomp,
+}
+
 /// What the running system offers, probed once per process.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Mechanisms {
@@ -226,6 +242,20 @@ pub(crate) struct Mechanisms {
     pub(crate) namespaces: bool,
     pub(crate) private_proc: bool,
     pub(crate) pids_cgroup: Option<PathBuf>,
+}
+
+impl Mechanisms {
+    /// Leaves `mechanism` out, as if the system lacked it.
+    pub(crate) fn remove(&mut self, mechanism: Mechanism) {
+        match mechanism {
+            Mechanism::Namespaces => {
+                self.namespaces = false;
+                self.private_proc = false;
+            }
+            Mechanism::Landlock => self.landlock_abi = None,
+            Mechanism::Seccomp => self.seccomp = false,
+        }
+    }
 }
 
 /// Probes the system once; later calls return the same answer.
@@ -271,6 +301,9 @@ pub(crate) struct Plan {
     /// `"uid uid 1\n"` and the same for the group, for the user namespace.
     pub(crate) uid_map: Vec<u8>,
     pub(crate) gid_map: Vec<u8>,
+    /// With mount namespaces, the one folder where every call mounts its
+    /// own tmpfs (otherwise each call makes and removes its own folder).
+    pub(crate) mount_point: Option<MountPoint>,
 }
 
 impl Plan {
@@ -280,6 +313,7 @@ impl Plan {
         mechanisms: Mechanisms,
         search_path: &[PathBuf],
         limits: &crate::Limits,
+        tmp_base: &Path,
     ) -> Arc<Plan> {
         let mut system: Vec<PathBuf> = rules::SYSTEM_READ
             .iter()
@@ -332,6 +366,13 @@ impl Plan {
                 && nix::unistd::geteuid().is_root(),
             uid_map: format!("{uid} {uid} 1\n").into_bytes(),
             gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            // Where it cannot be made now, each call makes its own folder
+            // (and says why that failed, if it does).
+            mount_point: if mechanisms.namespaces {
+                MountPoint::create(tmp_base).ok()
+            } else {
+                None
+            },
         })
     }
 

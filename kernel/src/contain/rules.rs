@@ -7,13 +7,17 @@
 //! write; read and write (never device creation) on the call's private
 //! temporary folder; `EXECUTE` on the program, its loader and nothing else.
 
-use std::os::fd::OwnedFd;
+use std::collections::HashMap;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
-    Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
+    Scope,
 };
+use nix::fcntl::OFlag;
+use nix::sys::stat::Mode;
 
 use crate::contain::Access as CallAccess;
 
@@ -70,7 +74,18 @@ pub(crate) struct CallPaths<'a> {
 
 /// Builds the ruleset of a call and returns its file descriptor, to be
 /// enforced in the child by one `landlock_restrict_self`.
-pub(crate) fn ruleset(paths: &CallPaths<'_>, access: CallAccess) -> Result<OwnedFd, String> {
+///
+/// The ruleset itself is made per call (the child adds the rules of its own
+/// mounts to it, which must not reach another call), but the descriptors
+/// its rules are made from are kept open between calls ([`Opened`]): a rule
+/// costs one `stat` of its path, to check that the path still names the
+/// same file, and one `landlock_add_rule`.
+pub(crate) fn ruleset(
+    paths: &CallPaths<'_>,
+    access: CallAccess,
+    abi: u32,
+) -> Result<OwnedFd, String> {
+    let asked = ABI::from(i32::try_from(abi.min(6)).unwrap_or(6));
     let all = AccessFs::from_all(ASKED);
     let read: BitFlags<AccessFs> = AccessFs::ReadFile | AccessFs::ReadDir;
     let file_read: BitFlags<AccessFs> = AccessFs::ReadFile.into();
@@ -90,16 +105,13 @@ pub(crate) fn ruleset(paths: &CallPaths<'_>, access: CallAccess) -> Result<Owned
         grants.push((Path::new("/proc"), read));
     }
     grants.push((paths.root, workspace));
-    if let Some(tmp) = paths.tmp {
-        grants.push((tmp, write));
-    }
     grants.extend(
         paths
             .executed
             .iter()
             .map(|f| (f.as_path(), AccessFs::Execute | AccessFs::ReadFile)),
     );
-    let mut ruleset = Ruleset::default()
+    let ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(all)
         .map_err(|e| e.to_string())?
@@ -109,19 +121,131 @@ pub(crate) fn ruleset(paths: &CallPaths<'_>, access: CallAccess) -> Result<Owned
         .map_err(|e| e.to_string())?
         .create()
         .map_err(|e| e.to_string())?;
+    let ruleset =
+        Option::<OwnedFd>::from(ruleset).ok_or_else(|| "landlock is not available".to_owned())?;
+    // The rights the running kernel handles, for a folder and for a file.
+    let handled_dir = AccessFs::from_all(asked);
+    let handled_file = AccessFs::from_file(asked);
+    let mut opened = Opened::cache();
     for (path, rights) in grants {
         // A path that vanished since the kernel was built grants nothing.
-        let Ok(fd) = PathFd::new(path) else { continue };
-        let rights = if path.is_dir() {
-            rights
-        } else {
-            rights & AccessFs::from_file(ASKED)
+        let Some(file) = opened.get(path) else {
+            continue;
         };
-        ruleset = ruleset
-            .add_rule(PathBeneath::new(fd, rights))
+        let handled = if file.dir { handled_dir } else { handled_file };
+        add_rule(&ruleset, file.fd.as_fd(), (rights & handled).bits())
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    Option::<OwnedFd>::from(ruleset).ok_or_else(|| "landlock is not available".to_owned())
+    drop(opened);
+    if let Some(tmp) = paths.tmp {
+        // Made for this call only: opened for this call only.
+        let fd = nix::fcntl::open(tmp, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty())
+            .map_err(|e| format!("{}: {e}", tmp.display()))?;
+        add_rule(&ruleset, fd.as_fd(), (write & handled_dir).bits())
+            .map_err(|e| format!("{}: {e}", tmp.display()))?;
+    }
+    Ok(ruleset)
+}
+
+/// At most this many paths are kept open (past this, the cache starts
+/// over).
+const MAX_OPENED: usize = 512;
+
+/// Which file a path named: its device and inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+}
+
+impl Identity {
+    fn of(stat: &nix::sys::stat::FileStat) -> Identity {
+        Identity {
+            dev: stat.st_dev,
+            ino: stat.st_ino,
+        }
+    }
+}
+
+/// One path opened with `O_PATH` for Landlock rules, kept while the path
+/// names the same file.
+#[derive(Debug)]
+struct OpenedPath {
+    fd: OwnedFd,
+    identity: Identity,
+    dir: bool,
+}
+
+/// The paths the rules of every call are made from, opened once per
+/// process. A rule is made from a descriptor: a path that names another
+/// file than when it was opened (replaced, renamed, a mount over it) is
+/// opened again, so a rule never names a file the path no longer names.
+#[derive(Debug, Default)]
+struct Opened {
+    paths: HashMap<PathBuf, OpenedPath>,
+}
+
+impl Opened {
+    fn cache() -> MutexGuard<'static, Opened> {
+        static CACHE: OnceLock<Mutex<Opened>> = OnceLock::new();
+        CACHE
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The open file `path` names now (links followed), if it exists.
+    fn get(&mut self, path: &Path) -> Option<&OpenedPath> {
+        let now = nix::sys::stat::stat(path).ok().map(|s| Identity::of(&s))?;
+        let current = self
+            .paths
+            .get(path)
+            .is_some_and(|opened| opened.identity == now);
+        if !current {
+            let fd =
+                nix::fcntl::open(path, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty()).ok()?;
+            let stat = nix::sys::stat::fstat(&fd).ok()?;
+            if self.paths.len() >= MAX_OPENED {
+                self.paths.clear();
+            }
+            let opened = OpenedPath {
+                fd,
+                identity: Identity::of(&stat),
+                dir: stat.st_mode & libc::S_IFMT == libc::S_IFDIR,
+            };
+            self.paths.insert(path.to_path_buf(), opened);
+        }
+        self.paths.get(path)
+    }
+}
+
+/// Adds a rule granting `rights` beneath `parent` (none: no rule).
+fn add_rule(ruleset: &OwnedFd, parent: BorrowedFd<'_>, rights: u64) -> std::io::Result<()> {
+    const LANDLOCK_RULE_PATH_BENEATH: libc::c_int = 1;
+    if rights == 0 {
+        return Ok(());
+    }
+    let attr = super::spawn::PathBeneathAttr {
+        allowed_access: rights,
+        parent_fd: parent.as_raw_fd(),
+    };
+    #[expect(unsafe_code)]
+    // SAFETY: landlock_add_rule reads the attribute, a local that outlives
+    // the call; both descriptors are open for the whole call.
+    let added = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset.as_raw_fd(),
+            LANDLOCK_RULE_PATH_BENEATH,
+            &attr as *const super::spawn::PathBeneathAttr,
+            0,
+        )
+    };
+    if added == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// The raw Landlock rights the child grants on its own mounts: read and
@@ -132,4 +256,28 @@ pub(crate) fn late_rights(abi: u32) -> (u64, u64) {
     let write = handled & !(AccessFs::Execute | AccessFs::MakeChar | AccessFs::MakeBlock);
     let read = handled & (AccessFs::ReadFile | AccessFs::ReadDir);
     (write.bits(), read.bits())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_replaced_path_is_opened_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "a").unwrap();
+        let first = Opened::cache().get(&path).unwrap().identity;
+        assert_eq!(Opened::cache().get(&path).unwrap().identity, first);
+        let other = dir.path().join("g");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        let mut cache = Opened::cache();
+        let now = cache.get(&path).unwrap();
+        assert_ne!(now.identity, first);
+        assert!(now.dir);
+        std::fs::remove_dir(&path).unwrap();
+        assert!(cache.get(&path).is_none());
+    }
 }

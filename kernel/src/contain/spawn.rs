@@ -5,11 +5,13 @@
 //! seccomp program, the mount options) is prepared by the parent; the child
 //! only reads it. With namespaces the clone makes the child the init (PID 1)
 //! of a fresh user, PID and mount namespace: it writes its identity maps,
-//! mounts the call's tmpfs and a private `/proc`, forks the program and
-//! waits. When the program ends, the init reports its status and exits, and
-//! the operating system kills whatever else of the call is still alive
-//! (`setsid` and double-fork escapes included) before the parent can reap
-//! the init. Without namespaces the clone is a plain fork of the program.
+//! mounts the call's tmpfs and a private `/proc`, starts the program (sharing
+//! its memory until `execve`, as `posix_spawn` does) and waits. When the
+//! program ends, the init kills and reaps whatever else of the call is
+//! still alive (`setsid` and double-fork escapes included), reports the
+//! program's status and exits; if the init itself is killed first, the
+//! operating system kills the rest before the init can be reaped. Without
+//! namespaces the clone is a plain fork of the program.
 
 use std::ffi::CStr;
 use std::os::fd::RawFd;
@@ -150,10 +152,18 @@ pub(crate) struct ChildPlan<'a> {
     pub(crate) seccomp: Option<&'a libc::sock_fprog>,
     pub(crate) rlimits: &'a [(c_int, libc::rlimit)],
     pub(crate) namespaces: Option<NsPlan<'a>>,
+    /// The top of a stack of [`PROGRAM_STACK`] bytes, for the program while
+    /// it shares the init's memory (from its start to `execve`, as
+    /// `posix_spawn` does), or null: the init forks it.
+    pub(crate) program_stack: *mut libc::c_void,
     /// Probe only: set up the namespaces, then exit 0 without running
     /// anything.
     pub(crate) probe: bool,
 }
+
+/// The size of the program's stack from its start to `execve`; the
+/// program's side makes only raw system calls with small frames.
+pub(crate) const PROGRAM_STACK: usize = 64 * 1024;
 
 /// Clones the child described by `plan` and returns its pid (in the
 /// parent's PID namespace).
@@ -246,6 +256,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
             masked: &[],
             watch_processes: None,
         }),
+        program_stack: std::ptr::null_mut(),
         probe: true,
     };
     let pid = clone_child(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
@@ -539,12 +550,31 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
         libc::sigemptyset(&mut none);
         libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
     }
-    // SAFETY: as in `clone_child`: the program's process runs only
-    // `program_main`, which never returns.
-    let program = unsafe { libc::syscall(libc::SYS_clone, libc::SIGCHLD as c_long, 0, 0, 0, 0) };
-    if program == 0 {
-        program_main(plan)
-    }
+    let program = if plan.program_stack.is_null() {
+        // SAFETY: as in `clone_child`: the program's process runs only
+        // `program_main`, which never returns.
+        let program =
+            unsafe { libc::syscall(libc::SYS_clone, libc::SIGCHLD as c_long, 0, 0, 0, 0) };
+        if program == 0 {
+            program_main(plan)
+        }
+        program
+    } else {
+        // SAFETY: like `posix_spawn`, the program shares this process's
+        // memory, on its own stack (prepared by the parent, used by nothing
+        // else), until it calls `execve` or exits; this process is suspended
+        // until then (CLONE_VFORK), so nothing it reads changes under it.
+        // It runs only `program_entry`, which makes raw system calls and
+        // never returns. No page of this process is copied for it.
+        c_long::from(unsafe {
+            libc::clone(
+                program_entry,
+                plan.program_stack,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (plan as *const ChildPlan<'_>).cast_mut().cast(),
+            )
+        })
+    };
     if program < 0 {
         fail(plan.report, Stage::Fork, errno());
     }
@@ -561,14 +591,36 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
         Some(limit) if ns.proc => watch(program, limit),
         _ => (wait_for(program), false),
     };
+    end_the_call();
     let mut record = [0u8; 8];
     record[..4].copy_from_slice(&status.to_ne_bytes());
     record[4..].copy_from_slice(&i32::from(over_limit).to_ne_bytes());
-    // SAFETY: one raw write, then _exit: every other process of the
-    // namespace is killed by the operating system before we can be reaped.
+    // SAFETY: one raw write, then _exit. Nothing of the call but this init
+    // is left (`end_the_call`), so once the parent has read the status the
+    // call is over, and the parent need not wait for the operating system
+    // to tear the namespaces down as this process exits.
     unsafe {
         libc::write(plan.status, record.as_ptr().cast(), record.len());
         libc::_exit(0)
+    }
+}
+
+/// Kills every other process of the call's PID namespace (`kill(-1)` from
+/// its init reaches all of them; `SIGKILL` cannot be caught or ignored, and
+/// a fork racing with it fails) and reaps them all, whatever their exit
+/// signal (`__WALL`): orphans are reparented to this init before their
+/// parent can be reaped, so when no child is left, no process of the call
+/// is left.
+#[expect(unsafe_code)]
+fn end_the_call() {
+    // SAFETY: kill and waitpid on no memory of ours.
+    unsafe {
+        libc::kill(-1, libc::SIGKILL);
+        loop {
+            if libc::waitpid(-1, std::ptr::null_mut(), libc::__WALL) < 0 && errno() != libc::EINTR {
+                break;
+            }
+        }
     }
 }
 
@@ -579,7 +631,7 @@ fn wait_for(program: c_long) -> c_int {
     let mut status: c_int = 0;
     loop {
         // SAFETY: waitpid on a local status word.
-        let reaped = unsafe { libc::waitpid(-1, &mut status, 0) };
+        let reaped = unsafe { libc::waitpid(-1, &mut status, libc::__WALL) };
         if reaped as c_long == program {
             return status;
         }
@@ -613,7 +665,7 @@ fn watch(program: c_long, limit: u64) -> (c_int, bool) {
         loop {
             let mut status: c_int = 0;
             loop {
-                let reaped = libc::waitpid(-1, &mut status, libc::WNOHANG);
+                let reaped = libc::waitpid(-1, &mut status, libc::WNOHANG | libc::__WALL);
                 if reaped <= 0 {
                     break;
                 }
@@ -760,9 +812,9 @@ fn wait_for_go(go: RawFd) {
 
 /// `struct landlock_path_beneath_attr`.
 #[repr(C, packed)]
-struct PathBeneathAttr {
-    allowed_access: u64,
-    parent_fd: c_int,
+pub(crate) struct PathBeneathAttr {
+    pub(crate) allowed_access: u64,
+    pub(crate) parent_fd: c_int,
 }
 
 /// Adds a rule for `path` (as mounted now, in the call's namespace) to the
@@ -793,6 +845,16 @@ fn add_late_rule(report: RawFd, ruleset: RawFd, path: &CStr, rights: u64) {
             fail(report, Stage::Landlock, error);
         }
     }
+}
+
+/// The program's entry when it shares the init's memory (see
+/// [`ChildPlan::program_stack`]).
+extern "C" fn program_entry(plan: *mut libc::c_void) -> c_int {
+    #[expect(unsafe_code)]
+    // SAFETY: `plan` is the init's `ChildPlan`, alive and unchanged: the
+    // init is suspended until this process execs or exits.
+    let plan = unsafe { &*plan.cast::<ChildPlan<'_>>() };
+    program_main(plan)
 }
 
 /// The program's side: stdio, workspace, limits, privileges, Landlock,
@@ -869,7 +931,11 @@ fn drop_capabilities(report: RawFd) {
     unsafe {
         libc::prctl(libc::PR_SET_SECUREBITS, SECUREBITS_NO_ROOT, 0, 0, 0);
         for cap in 0..64 {
-            libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0);
+            // Capabilities are numbered without gaps: the first invalid one
+            // ends the list (cheaper than 64 calls).
+            if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno() == libc::EINVAL {
+                break;
+            }
         }
         libc::prctl(
             libc::PR_CAP_AMBIENT,

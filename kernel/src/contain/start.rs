@@ -64,8 +64,11 @@ fn c_string(bytes: &[u8], index: usize) -> Result<CString, KernelError> {
 pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started, KernelError> {
     let plan = request.plan;
     let confinement = &plan.confinement;
-    let tmp =
-        CallTmp::create(request.tmp_base).map_err(supervise("create the temporary folder"))?;
+    let tmp = match &plan.mount_point {
+        Some(mount_point) => CallTmp::on(mount_point),
+        None => CallTmp::create(request.tmp_base),
+    }
+    .map_err(supervise("create the temporary folder"))?;
 
     let program = c_string(request.program.as_os_str().as_bytes(), 0)?;
     let mut argv_c = vec![program.clone()];
@@ -108,7 +111,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     .map_err(|_| KernelError::NulInArgument { index: 0 })?;
 
     let ruleset = match confinement.landlock_abi {
-        Some(_) => {
+        Some(abi) => {
             let mut executed = super::executed_files(request.program);
             for helper in request.helpers {
                 if helper.is_dir() {
@@ -126,12 +129,14 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
                 executed: &executed,
                 proc: !confinement.private_proc,
             };
-            Some(super::ruleset(&paths, request.access).map_err(|message| {
-                KernelError::Supervise {
-                    operation: "build the landlock ruleset",
-                    source: std::io::Error::other(message),
-                }
-            })?)
+            Some(
+                super::ruleset(&paths, request.access, abi).map_err(|message| {
+                    KernelError::Supervise {
+                        operation: "build the landlock ruleset",
+                        source: std::io::Error::other(message),
+                    }
+                })?,
+            )
         }
         None => None,
     };
@@ -215,6 +220,15 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     } else {
         (None, None)
     };
+    // The program's stack until `execve`: raw memory, never read here.
+    let mut program_stack: Vec<u8> = Vec::with_capacity(spawn::PROGRAM_STACK + 16);
+    let program_stack_top = {
+        let top = program_stack
+            .as_mut_ptr()
+            .wrapping_add(spawn::PROGRAM_STACK);
+        // Stacks grow down from a 16-byte aligned top.
+        top.wrapping_sub(top as usize % 16).cast::<libc::c_void>()
+    };
     let child = ChildPlan {
         program: &program,
         argv: &argv,
@@ -240,6 +254,11 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             masked: &masked,
             watch_processes: plan.watch_processes.then_some(request.limits.max_processes),
         }),
+        program_stack: if confinement.namespaces {
+            program_stack_top
+        } else {
+            std::ptr::null_mut()
+        },
         probe: false,
     };
     let pid = spawn::clone_child(&child).map_err(|source| KernelError::Spawn {

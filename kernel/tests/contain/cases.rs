@@ -673,6 +673,30 @@ fn the_temporary_folder_is_private_and_removed() {
     );
     let mut left = std::fs::read_dir(world.tmp_base.path()).unwrap();
     assert!(left.next().is_none(), "a timed-out call's folder was left");
+    // With one kernel for several calls: a call sees nothing of the one
+    // before it, and while the kernel lives nothing of a call is left
+    // outside it (at most an empty folder, the calls' mount point).
+    let kernel = world.kernel(true, support::limits());
+    let write = "import os; d = os.environ['TMPDIR']; print(sorted(os.listdir(d))); \
+                 open(os.path.join(d, 'x'), 'w').write('x')";
+    for _ in 0..2 {
+        let outcome = kernel.run(&["python3", "-c", write]).unwrap();
+        assert_eq!(outcome.render(), "exit: 0\noutput: []\n");
+        for entry in std::fs::read_dir(world.tmp_base.path()).unwrap() {
+            let path = entry.unwrap().path();
+            let inside: Vec<_> = std::fs::read_dir(&path)
+                .map(|d| d.flatten().map(|e| e.file_name()).collect())
+                .unwrap_or_default();
+            assert!(
+                path.is_dir() && inside.is_empty(),
+                "{} was left: {inside:?}",
+                path.display()
+            );
+        }
+    }
+    drop(kernel);
+    let mut left = std::fs::read_dir(world.tmp_base.path()).unwrap();
+    assert!(left.next().is_none(), "the kernel's folder outlived it");
 }
 
 fn a_declared_helper_may_run() {

@@ -216,3 +216,35 @@ fn a_kernel_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync + Clone>() {}
     assert_send_sync::<Kernel>();
 }
+
+#[test]
+fn a_mechanism_left_out_is_reported_missing_and_required_refuses_it() {
+    use jig_kernel::{Containment, Mechanism};
+    let dir = tempfile::tempdir().unwrap();
+    for (mechanism, missing) in [
+        (Mechanism::Namespaces, "user namespaces"),
+        (Mechanism::Landlock, "landlock"),
+        (Mechanism::Seccomp, "seccomp"),
+    ] {
+        let kernel = Kernel::builder(dir.path())
+            .dangerous_without(mechanism)
+            .build()
+            .unwrap();
+        let confinement = kernel.confinement();
+        assert!(
+            confinement.missing().iter().any(|m| m.starts_with(missing)),
+            "{mechanism:?}: {confinement}"
+        );
+        let outcome = kernel.run(&["true"]).unwrap();
+        assert_eq!(outcome.exit_code(), Some(0), "{}", outcome.render());
+        assert_eq!(outcome.confinement, confinement);
+        let required = Kernel::builder(dir.path())
+            .containment(Containment::required())
+            .dangerous_without(mechanism)
+            .build();
+        assert!(
+            matches!(required, Err(KernelError::ContainmentUnavailable { .. })),
+            "{mechanism:?}"
+        );
+    }
+}

@@ -4,7 +4,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use jig_kernel::{Kernel, Limits};
+use jig_kernel::{Kernel, Limits, Mechanism};
 
 use super::Figures;
 
@@ -28,42 +28,67 @@ fn run_in(workspace: &std::path::Path, figures: &mut Figures) -> Result<(), Stri
     figures.add("kernel.flood_rss_growth_mib", peak - baseline, "MiB");
 
     // Spawn overhead, interleaved with the baseline (a bare std spawn): the
-    // default kernel (contained, temporary folder included) and one built
-    // without containment, each tier against the same baseline.
-    let uncontained = Kernel::builder(workspace)
-        .dangerous_no_containment()
-        .build()
-        .map_err(|e| e.to_string())?;
+    // default kernel (contained, temporary folder included), one tier per
+    // mechanism left out, and one built without containment, each against
+    // the same baseline.
     figures.add(
         "kernel.containment_complete",
         f64::from(u8::from(kernel.confinement().is_complete())),
         "bool",
     );
+    let tier = |without: &[Mechanism]| {
+        without
+            .iter()
+            .fold(Kernel::builder(workspace), |builder, mechanism| {
+                builder.dangerous_without(*mechanism)
+            })
+            .build()
+            .map_err(|e| e.to_string())
+    };
+    let uncontained = Kernel::builder(workspace)
+        .dangerous_no_containment()
+        .build()
+        .map_err(|e| e.to_string())?;
+    // (figure name, kernel): the first is the default, the last none.
+    let tiers: Vec<(&str, Kernel)> = vec![
+        ("full", kernel.clone()),
+        (
+            "namespaces_only",
+            tier(&[Mechanism::Landlock, Mechanism::Seccomp])?,
+        ),
+        ("landlock_seccomp", tier(&[Mechanism::Namespaces])?),
+        (
+            "seccomp_only",
+            tier(&[Mechanism::Namespaces, Mechanism::Landlock])?,
+        ),
+        ("none", uncontained),
+    ];
     let rounds = 300;
-    let mut ours = Vec::with_capacity(rounds);
-    let mut plain = Vec::with_capacity(rounds);
+    let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(rounds); tiers.len()];
     let mut bare = Vec::with_capacity(rounds);
     for _ in 0..20 {
-        kernel.run(&["/bin/true"]).map_err(|e| e.to_string())?;
-        uncontained.run(&["/bin/true"]).map_err(|e| e.to_string())?;
+        for (_, kernel) in &tiers {
+            kernel.run(&["/bin/true"]).map_err(|e| e.to_string())?;
+        }
         Command::new("/bin/true")
             .status()
             .map_err(|e| e.to_string())?;
     }
     for _ in 0..rounds {
-        let t = Instant::now();
-        kernel.run(&["/bin/true"]).map_err(|e| e.to_string())?;
-        ours.push(t.elapsed());
-        let t = Instant::now();
-        uncontained.run(&["/bin/true"]).map_err(|e| e.to_string())?;
-        plain.push(t.elapsed());
+        for ((_, kernel), times) in tiers.iter().zip(&mut times) {
+            let t = Instant::now();
+            kernel.run(&["/bin/true"]).map_err(|e| e.to_string())?;
+            times.push(t.elapsed());
+        }
         let t = Instant::now();
         Command::new("/bin/true")
             .status()
             .map_err(|e| e.to_string())?;
         bare.push(t.elapsed());
     }
-    let (ours, plain, bare) = (median(&mut ours), median(&mut plain), median(&mut bare));
+    let bare = median(&mut bare);
+    let medians: Vec<Duration> = times.iter_mut().map(|t| median(t)).collect();
+    let (ours, plain) = (medians[0], medians[medians.len() - 1]);
     figures.add("kernel.spawn_median_us", micros(ours), "us");
     figures.add("kernel.spawn_uncontained_median_us", micros(plain), "us");
     figures.add("kernel.spawn_baseline_median_us", micros(bare), "us");
@@ -77,6 +102,18 @@ fn run_in(workspace: &std::path::Path, figures: &mut Figures) -> Result<(), Stri
         plain.as_secs_f64() / bare.as_secs_f64(),
         "ratio",
     );
+    for ((name, _), median) in tiers.iter().zip(&medians) {
+        figures.add(
+            &format!("kernel.tier_{name}_median_us"),
+            micros(*median),
+            "us",
+        );
+        figures.add(
+            &format!("kernel.tier_{name}_ratio"),
+            median.as_secs_f64() / bare.as_secs_f64(),
+            "ratio",
+        );
+    }
 
     // Timeout overrun with three sleeping descendants (forked, not
     // executed: a contained call may execute only its own program).
