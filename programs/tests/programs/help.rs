@@ -27,6 +27,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("rg", &["--help"]),
     ("find", &["--help"]),
     ("echo", &["--help"]),
+    ("tar", &["--help"]),
     ("pwd", &["--help"]),
 ];
 
