@@ -213,44 +213,80 @@ pub(crate) const UNZIP: Spec = Spec {
                 "-:",
                 "lets extraction write outside the folder; the exec tool only lists archives",
             ),
-            value("-x"),
+            refuse(
+                "-T",
+                "sets the archive's time (writes it); the exec tool only lists, tests or prints archives",
+            ),
+            // Before the archive `-x` does nothing (extracting is the
+            // default); after it, it starts the list of members to leave out.
+            flag("-x"),
             value("-P"),
+            flag("-q"),
+            flag("-a"),
+            flag("-b"),
+            flag("-C"),
         ],
-        unknown: Unknown::Flag,
+        unknown: Unknown::Refuse(
+            "is not one unzip's table accepts; use -l, -v, -Z, -t, -p, -c or -z, with -q, -a, -b or -C",
+        ),
     },
     operands: Operands::Custom,
-    judge: Judge::Then(unzip),
+    judge: Judge::Custom(unzip),
     env: &[],
     allows: &[
         "unzip -l bundle.zip",
         "unzip -t bundle.zip",
         "unzip -p bundle.zip README.md",
         "unzip -v",
+        "unzip -qql bundle.zip",
+        "unzip -Z bundle.zip",
+        "unzip -c -a -b -C -z bundle.zip",
+        "unzip -l -P secret bundle.zip README.md -x '*.o'",
+        "unzip -t bundle.zip -x README.md",
     ],
     refuses: &[
         "unzip bundle.zip",
         "unzip -o bundle.zip",
         "unzip -l /tmp/x.zip",
         "unzip -d out -l a.zip",
+        "unzip -l -x /tmp/x.zip",
+        "unzip bundle.zip -l '*'",
+        "unzip -l bundle.zip -d out",
+        "unzip -l bundle.zip -dout",
+        "unzip -T bundle.zip",
+        "unzip -M -l bundle.zip",
     ],
 };
 
-/// unzip extracts unless told to list (`-l`, `-v`, `-Z`), test (`-t`), or
-/// print (`-p`, `-c`, `-z`); the first operand is the archive, the others
-/// member names.
-fn unzip(ctx: &Ctx<'_>, walked: &crate::options::Walk, judged: &mut Judged) -> Result<(), Finding> {
+/// unzip reads its options only before the archive (the first word that is
+/// not an option); after it come member names, `-x` (the members to leave
+/// out follow) and `-d DIR` (where to extract: refused). It extracts unless
+/// an option before the archive asks to list (`-l`, `-v`, `-Z`), test
+/// (`-t`), or print (`-p`, `-c`, `-z`).
+fn unzip(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
+    let walked = walk(ctx.program, &ctx.spec.table, args, Stop::FirstOperand)?;
     let modes = ["-l", "-v", "-t", "-p", "-c", "-Z", "-z"];
     if !modes.iter().any(|m| walked.has(m)) {
         return Err(Finding::operand(
             ctx.program,
             "",
-            "without -l, -t or -p unzip extracts files; the exec tool only lists (unzip -l ARCHIVE), tests or prints archives",
+            "without -l, -t or -p before the archive unzip extracts files; the exec tool only lists (unzip -l ARCHIVE), tests or prints archives",
         ));
     }
-    if let Some(archive) = walked.operands().next() {
+    let mut judged = Judged::new(ctx.spec.class);
+    judged.options(ctx.program, &walked)?;
+    let mut rest = args.get(walked.rest..).unwrap_or_default().iter();
+    if let Some(archive) = rest.next() {
         judged.path(ctx.program, archive)?;
     }
-    Ok(())
+    if let Some(dir) = rest.find(|word| word.starts_with("-d")) {
+        return Err(Finding::option(
+            ctx.program,
+            dir,
+            "chooses where to extract; the exec tool only lists, tests or prints archives",
+        ));
+    }
+    Ok(judged)
 }
 
 pub(crate) const ZIP: Spec = Spec {
