@@ -68,6 +68,25 @@ impl Spec {
     pub fn names(&self) -> &'static [&'static str] {
         self.names
     }
+
+    /// The long options (`--lines`) the table accepts, as spelled in it, in
+    /// table order: what a test compares with the program's own `--help`,
+    /// so that a table never accepts an option the program does not have.
+    pub fn accepted_long_options(&self) -> Vec<&'static str> {
+        self.table
+            .options
+            .iter()
+            .filter(|opt| !matches!(opt.role, Role::Refuse(_)))
+            .flat_map(|opt| opt.spellings.split(' '))
+            .filter(|spelling| spelling.starts_with("--"))
+            .collect()
+    }
+
+    /// Whether the table refuses the options it does not list (fails
+    /// closed) rather than taking them as flags.
+    pub fn fails_closed(&self) -> bool {
+        matches!(self.table.unknown, Unknown::Refuse(_))
+    }
 }
 
 /// The program being judged and its spec.

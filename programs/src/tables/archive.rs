@@ -40,12 +40,52 @@ pub(crate) const TAR: Spec = Spec {
                 "-b --blocking-factor -H --format -K --starting-file --newer-mtime -L --tape-length -V --label --owner --group --mode --transform --xform --strip-components --record-size --suffix --quoting-style --quote-chars --no-quote-chars --sort --exclude --exclude-tag --exclude-tag-all --exclude-tag-under --exclude-ignore --exclude-ignore-recursive --hole-detection --warning --level --pax-option",
             ),
             path("-N --newer --after-date --mtime"),
+            flag("-v --verbose"),
+            flag("-z --gzip --gunzip --ungzip"),
+            flag("-j --bzip2"),
+            flag("-J --xz"),
+            flag("--lzip"),
+            flag("--lzma"),
+            flag("--lzop"),
+            flag("--zstd"),
+            flag("-Z --compress --uncompress"),
+            flag("-a --auto-compress"),
+            flag("--wildcards"),
+            flag("--no-wildcards"),
+            flag("--wildcards-match-slash"),
+            flag("--no-wildcards-match-slash"),
+            flag("--anchored"),
+            flag("--no-anchored"),
+            flag("--ignore-case"),
+            flag("--no-ignore-case"),
+            flag("-i --ignore-zeros"),
+            flag("--numeric-owner"),
+            flag("--full-time"),
+            flag("--utc"),
+            flag("-R --block-number"),
+            flag("--show-transformed-names"),
+            flag("--show-stored-names"),
+            flag("-B --read-full-records"),
+            flag("--null"),
+            flag("--no-null"),
+            flag("--no-recursion"),
+            flag("--recursion"),
+            flag("--exclude-vcs"),
+            flag("--exclude-vcs-ignores"),
+            flag("--exclude-backups"),
+            flag("--exclude-caches"),
+            flag("--exclude-caches-all"),
+            flag("--exclude-caches-under"),
+            flag("--force-local"),
+            optional("--totals"),
             flag("--help"),
             flag("--version"),
             flag("--usage"),
             flag("--show-defaults"),
         ],
-        unknown: Unknown::Flag,
+        unknown: Unknown::Refuse(
+            "is not one tar's listing table accepts; use -t, -v, -f ARCHIVE, -z, -j, -J, --zstd, --wildcards, --exclude=PATTERN or --strip-components=N",
+        ),
     },
     operands: Operands::Custom,
     judge: Judge::Custom(tar),
@@ -56,8 +96,32 @@ pub(crate) const TAR: Spec = Spec {
         "tar -tzvf a.tgz src/",
         "tar --list --file=a.tar",
         "tar --version",
+        "tar -tvf a.tar -C src -X list.txt --exclude='*.o' -N 2020-01-01",
+        "tar -tf a.tgz -zjJaZ --lzip --lzma --lzop --zstd --gzip --gunzip --ungzip --bzip2 --xz",
+        "tar -tf a.tar --compress --uncompress --auto-compress --verbose --wildcards --no-wildcards",
+        "tar -tf a.tar --wildcards-match-slash --no-wildcards-match-slash --anchored --no-anchored",
+        "tar -tf a.tar --ignore-case --no-ignore-case --ignore-zeros --numeric-owner --full-time --utc",
+        "tar -tf a.tar -iRB --block-number --show-transformed-names --show-stored-names",
+        "tar -tf a.tar --read-full-records --null --no-null --no-recursion --recursion --exclude-vcs",
+        "tar -tf a.tar --exclude-vcs-ignores --exclude-backups --exclude-caches --exclude-caches-all",
+        "tar -tf a.tar --exclude-caches-under --force-local --totals --totals=USR1 --occurrence=1",
+        "tar -tf a.tar --checkpoint=10 --backup=t --atime-preserve=system --strip-components=1",
+        "tar -tf a.tar -b 20 -H gnu -K x -L 10 -V x --format=gnu --starting-file=x --newer-mtime=2020-01-01",
+        "tar -tf a.tar --tape-length=1 --label=x --owner=x --group=x --mode=644 --transform=s/a/b/",
+        "tar -tf a.tar --xform=s/a/b/ --record-size=512 --suffix=.bak --quoting-style=c --quote-chars=x",
+        "tar -tf a.tar --no-quote-chars=x --sort=name --exclude-tag=x --exclude-tag-all=x --exclude-tag-under=x",
+        "tar -tf a.tar --exclude-ignore=x --exclude-ignore-recursive=x --hole-detection=raw --warning=all",
+        "tar -tf a.tar --level=0 --pax-option=x=y --newer=a.tar --after-date=a.tar --mtime=a.tar",
+        "tar --list --file=a.tar --directory=src --exclude-from=list.txt --blocking-factor=20",
+        "tar --help",
+        "tar --usage",
+        "tar --show-defaults",
     ],
     refuses: &[
+        "tar -tf a.tar -w",
+        "tar -tf a.tar --multi-volume",
+        "tar -tf a.tar --bogus",
+        "tar tYf a.tar",
         "tar -xf archive.tar",
         "tar xf /dev/null -I 'sh -c id'",
         "tar cf out.tar src",
@@ -149,44 +213,80 @@ pub(crate) const UNZIP: Spec = Spec {
                 "-:",
                 "lets extraction write outside the folder; the exec tool only lists archives",
             ),
-            value("-x"),
+            refuse(
+                "-T",
+                "sets the archive's time (writes it); the exec tool only lists, tests or prints archives",
+            ),
+            // Before the archive `-x` does nothing (extracting is the
+            // default); after it, it starts the list of members to leave out.
+            flag("-x"),
             value("-P"),
+            flag("-q"),
+            flag("-a"),
+            flag("-b"),
+            flag("-C"),
         ],
-        unknown: Unknown::Flag,
+        unknown: Unknown::Refuse(
+            "is not one unzip's table accepts; use -l, -v, -Z, -t, -p, -c or -z, with -q, -a, -b or -C",
+        ),
     },
     operands: Operands::Custom,
-    judge: Judge::Then(unzip),
+    judge: Judge::Custom(unzip),
     env: &[],
     allows: &[
         "unzip -l bundle.zip",
         "unzip -t bundle.zip",
         "unzip -p bundle.zip README.md",
         "unzip -v",
+        "unzip -qql bundle.zip",
+        "unzip -Z bundle.zip",
+        "unzip -c -a -b -C -z bundle.zip",
+        "unzip -l -P secret bundle.zip README.md -x '*.o'",
+        "unzip -t bundle.zip -x README.md",
     ],
     refuses: &[
         "unzip bundle.zip",
         "unzip -o bundle.zip",
         "unzip -l /tmp/x.zip",
         "unzip -d out -l a.zip",
+        "unzip -l -x /tmp/x.zip",
+        "unzip bundle.zip -l '*'",
+        "unzip -l bundle.zip -d out",
+        "unzip -l bundle.zip -dout",
+        "unzip -T bundle.zip",
+        "unzip -M -l bundle.zip",
     ],
 };
 
-/// unzip extracts unless told to list (`-l`, `-v`, `-Z`), test (`-t`), or
-/// print (`-p`, `-c`, `-z`); the first operand is the archive, the others
-/// member names.
-fn unzip(ctx: &Ctx<'_>, walked: &crate::options::Walk, judged: &mut Judged) -> Result<(), Finding> {
+/// unzip reads its options only before the archive (the first word that is
+/// not an option); after it come member names, `-x` (the members to leave
+/// out follow) and `-d DIR` (where to extract: refused). It extracts unless
+/// an option before the archive asks to list (`-l`, `-v`, `-Z`), test
+/// (`-t`), or print (`-p`, `-c`, `-z`).
+fn unzip(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
+    let walked = walk(ctx.program, &ctx.spec.table, args, Stop::FirstOperand)?;
     let modes = ["-l", "-v", "-t", "-p", "-c", "-Z", "-z"];
     if !modes.iter().any(|m| walked.has(m)) {
         return Err(Finding::operand(
             ctx.program,
             "",
-            "without -l, -t or -p unzip extracts files; the exec tool only lists (unzip -l ARCHIVE), tests or prints archives",
+            "without -l, -t or -p before the archive unzip extracts files; the exec tool only lists (unzip -l ARCHIVE), tests or prints archives",
         ));
     }
-    if let Some(archive) = walked.operands().next() {
+    let mut judged = Judged::new(ctx.spec.class);
+    judged.options(ctx.program, &walked)?;
+    let mut rest = args.get(walked.rest..).unwrap_or_default().iter();
+    if let Some(archive) = rest.next() {
         judged.path(ctx.program, archive)?;
     }
-    Ok(())
+    if let Some(dir) = rest.find(|word| word.starts_with("-d")) {
+        return Err(Finding::option(
+            ctx.program,
+            dir,
+            "chooses where to extract; the exec tool only lists, tests or prints archives",
+        ));
+    }
+    Ok(judged)
 }
 
 pub(crate) const ZIP: Spec = Spec {

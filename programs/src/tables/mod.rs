@@ -33,6 +33,8 @@ pub(crate) const SPECS: &[&Spec] = &[
     &files::DU,
     &files::TREE,
     &files::NEUTRAL,
+    &files::PWD,
+    &files::WHICH,
     &search::GREP,
     &search::RG,
     &search::FIND,

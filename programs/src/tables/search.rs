@@ -1,9 +1,15 @@
 //! Searching programs: `grep` (and `egrep`, `fgrep`), `rg`, `find`.
+//!
+//! Fail closed: each table lists every option it accepts (taken from the
+//! program's own `--help`, checked against it by a test), and any other
+//! option is refused; find's expression is an allow list of tests,
+//! actions and operators.
 
 use crate::class::CommandClass;
 use crate::finding::Finding;
 use crate::options::{Table, Unknown, Walk, flag, optional, path, refuse, value};
 use crate::spec::{Ctx, Judge, Judged, Operands, Spec};
+use crate::tables::files::DIGITS;
 
 const FOLLOWS: &str = "follows every symbolic link, also out of the workspace";
 
@@ -33,10 +39,40 @@ pub(crate) const GREP: Spec = Spec {
                 "-R --dereference-recursive",
                 "follows every symbolic link, also out of the workspace; use -r",
             ),
+            flag("-E --extended-regexp"),
+            flag("-F --fixed-strings"),
+            flag("-G --basic-regexp"),
+            flag("-P --perl-regexp"),
+            flag("-i --ignore-case"),
+            flag("--no-ignore-case"),
+            flag("-w --word-regexp"),
+            flag("-x --line-regexp"),
+            flag("-z --null-data"),
+            flag("-s --no-messages"),
+            flag("-v --invert-match"),
+            flag("-b --byte-offset"),
+            flag("-n --line-number"),
+            flag("--line-buffered"),
+            flag("-H --with-filename"),
+            flag("-h --no-filename"),
+            flag("-o --only-matching"),
+            flag("-q --quiet --silent"),
+            flag("-a --text"),
+            flag("-I"),
+            flag("-L --files-without-match"),
+            flag("-l --files-with-matches"),
+            flag("-c --count"),
+            flag("-T --initial-tab"),
+            flag("-Z --null"),
+            flag("--no-group-separator"),
+            flag("-U --binary"),
+            DIGITS,
             flag("--help"),
             flag("-V --version"),
         ],
-        unknown: Unknown::Flag,
+        unknown: Unknown::Refuse(
+            "is not one grep's table accepts; use -r, -n, -i, -E, -F, -w, -x, -v, -c, -l, -L, -o, -h, -H, -e PATTERN, -A/-B/-C NUM, -m NUM, --include=GLOB, --exclude=GLOB or --exclude-dir=GLOB",
+        ),
     },
     operands: Operands::Custom,
     judge: Judge::Then(grep_operands),
@@ -48,8 +84,27 @@ pub(crate) const GREP: Spec = Spec {
         "grep -r /etc/passwd src",
         "grep -c x README.md -i",
         "grep -r TODO",
+        "grep -rniEclw --include='*.rs' -e x",
+        "grep -FGPwxzsvbnHhoqaILlcTZU -e x README.md",
+        "grep -5 x README.md",
+        "grep -A 1 -B 2 -C 3 -m 4 -d skip -D skip x README.md",
+        "grep --extended-regexp --fixed-strings --basic-regexp --perl-regexp x README.md",
+        "grep --ignore-case --no-ignore-case --word-regexp --line-regexp --null-data x README.md",
+        "grep --no-messages --invert-match --byte-offset --line-number --line-buffered x README.md",
+        "grep --with-filename --no-filename --only-matching --quiet --silent --text x README.md",
+        "grep --files-without-match --files-with-matches --count --initial-tab --null x README.md",
+        "grep --no-group-separator --group-separator=-- --binary --binary-files=text x README.md",
+        "grep --regexp=x --file=README.md --max-count=1 --after-context=1 --before-context=1 README.md",
+        "grep --context=1 --directories=recurse --devices=skip --label=x -r x src",
+        "grep -r --include='*.rs' --exclude='*.md' --exclude-from=README.md --exclude-dir=target x",
+        "grep --color=never --colour=auto -r x src",
+        "grep --help",
+        "grep -V",
     ],
     refuses: &[
+        "grep -y x README.md",
+        "grep --bogus x README.md",
+        "grep -rnj x src",
         "grep -rn TODO /proc/self/environ",
         "grep -r password /",
         "grep -D read x /dev/stdin",
@@ -103,7 +158,7 @@ pub(crate) const RG: Spec = Spec {
             value("-r --replace"),
             value("-E --encoding"),
             value("-j --threads"),
-            value("-d --max-depth --maxdepth"),
+            value("--max-depth"),
             path("--ignore-file"),
             refuse(
                 "-z --search-zip",
@@ -130,10 +185,71 @@ pub(crate) const RG: Spec = Spec {
             value("--field-match-separator"),
             value("--field-context-separator"),
             value("--engine"),
-            value("--generate"),
-            value("--hyperlink-format"),
             flag("--files"),
             flag("--type-list"),
+            flag("--auto-hybrid-regex"),
+            flag("--binary"),
+            flag("--block-buffered"),
+            flag("-b --byte-offset"),
+            flag("-s --case-sensitive"),
+            flag("--column"),
+            flag("--no-context-separator"),
+            flag("-c --count"),
+            flag("--count-matches"),
+            flag("--crlf"),
+            flag("--debug"),
+            flag("-l --files-with-matches"),
+            flag("--files-without-match"),
+            flag("-F --fixed-strings"),
+            flag("--glob-case-insensitive"),
+            flag("--heading"),
+            flag("-. --hidden"),
+            flag("-i --ignore-case"),
+            flag("--ignore-file-case-insensitive"),
+            flag("--include-zero"),
+            flag("-v --invert-match"),
+            flag("--json"),
+            flag("--line-buffered"),
+            flag("-n --line-number"),
+            flag("-x --line-regexp"),
+            flag("--max-columns-preview"),
+            flag("--mmap"),
+            flag("-U --multiline"),
+            flag("--multiline-dotall"),
+            flag("--no-config"),
+            flag("-I --no-filename"),
+            flag("--no-heading"),
+            flag("--no-ignore"),
+            flag("--no-ignore-dot"),
+            flag("--no-ignore-exclude"),
+            flag("--no-ignore-files"),
+            flag("--no-ignore-global"),
+            flag("--no-ignore-messages"),
+            flag("--no-ignore-parent"),
+            flag("--no-ignore-vcs"),
+            flag("-N --no-line-number"),
+            flag("--no-messages"),
+            flag("--no-mmap"),
+            flag("--no-pcre2-unicode"),
+            flag("--no-require-git"),
+            flag("--no-unicode"),
+            flag("-0 --null"),
+            flag("--null-data"),
+            flag("--one-file-system"),
+            flag("-o --only-matching"),
+            flag("--passthru"),
+            flag("-P --pcre2"),
+            flag("--pcre2-version"),
+            flag("-p --pretty"),
+            flag("-q --quiet"),
+            flag("-S --smart-case"),
+            flag("--stats"),
+            flag("-a --text"),
+            flag("--trim"),
+            flag("-u --unrestricted"),
+            flag("--vimgrep"),
+            flag("-H --with-filename"),
+            flag("-w --word-regexp"),
             refuse(
                 "-L --follow",
                 "follows every symbolic link, also out of the workspace; search without -L",
@@ -141,7 +257,9 @@ pub(crate) const RG: Spec = Spec {
             flag("-h --help"),
             flag("-V --version"),
         ],
-        unknown: Unknown::Flag,
+        unknown: Unknown::Refuse(
+            "is not one rg's table accepts; use -n, -i, -S, -w, -F, -l, -c, -o, -v, -u, --hidden, -g GLOB, -t TYPE, -T TYPE, -e PATTERN, -A/-B/-C NUM, -m NUM, --max-depth NUM or --files",
+        ),
     },
     operands: Operands::Custom,
     judge: Judge::Then(rg_operands),
@@ -152,8 +270,39 @@ pub(crate) const RG: Spec = Spec {
         "rg -t rust TODO",
         "rg -e a -e b src",
         "rg --files src",
+        "rg -n --glob '*.rs' -t rust x",
+        "rg -bscFliIvnxUNopqSaHw0u. x src",
+        "rg --auto-hybrid-regex --binary --block-buffered --byte-offset --case-sensitive x src",
+        "rg --column --no-context-separator --count --count-matches --crlf --debug x src",
+        "rg --files-with-matches --files-without-match --fixed-strings --glob-case-insensitive x src",
+        "rg --heading --hidden --ignore-case --ignore-file-case-insensitive --include-zero x src",
+        "rg --invert-match --json --line-buffered --line-number --line-regexp x src",
+        "rg --max-columns-preview --mmap --multiline --multiline-dotall --no-config x src",
+        "rg --no-filename --no-heading --no-ignore --no-ignore-dot --no-ignore-exclude x src",
+        "rg --no-ignore-files --no-ignore-global --no-ignore-messages --no-ignore-parent x src",
+        "rg --no-ignore-vcs --no-line-number --no-messages --no-mmap --no-pcre2-unicode x src",
+        "rg --no-require-git --no-unicode --null --null-data --one-file-system x src",
+        "rg --only-matching --passthru --pcre2 --pretty --quiet --smart-case --stats x src",
+        "rg --text --trim --unrestricted --vimgrep --with-filename --word-regexp x src",
+        "rg --pcre2-version",
+        "rg --type-list",
+        "rg -f README.md -g '*.rs' --iglob '*.RS' -T md --type-add 'web:*.html' --type-clear web src",
+        "rg -m 1 -A 1 -B 1 -C 1 -M 100 -r x -E utf-8 -j 2 --max-depth 2 x src",
+        "rg --ignore-file README.md --pre-glob '*.pdf' --colors 'match:fg:red' --color never x src",
+        "rg --sort path --sortr modified --path-separator / --max-filesize 1M x src",
+        "rg --dfa-size-limit 1M --regex-size-limit 1M --context-separator '|' x src",
+        "rg --field-match-separator : --field-context-separator=- --engine auto x src",
+        "rg --regexp=x --file=README.md --glob='*.rs' --type=rust --type-not=md --max-count=1 src",
+        "rg --after-context=1 --before-context=1 --context=1 --max-columns=10 --replace=y x src",
+        "rg --encoding=utf-8 --threads=1 --max-depth=1 x src",
+        "rg --help",
+        "rg -V",
     ],
     refuses: &[
+        "rg -d 1 x src",
+        "rg --bogus x src",
+        "rg -nK x src",
+        "rg --ignore-file /etc/shadow x src",
         "rg -z TODO archive.gz",
         "rg --search-zip TODO .",
         "rg --pre sh '' payload.sh",
@@ -171,15 +320,7 @@ pub(crate) const RG: Spec = Spec {
 /// With no path, rg searches the working directory (stdin is not a pipe).
 fn rg_operands(ctx: &Ctx<'_>, walked: &Walk, judged: &mut Judged) -> Result<(), Finding> {
     let mut operands = walked.operands();
-    let no_pattern = [
-        "-e",
-        "-f",
-        "--files",
-        "--type-list",
-        "-h",
-        "-V",
-        "--generate",
-    ];
+    let no_pattern = ["-e", "-f", "--files", "--type-list", "-h", "-V"];
     if !no_pattern.iter().any(|name| walked.has(name)) {
         operands.next();
     }
@@ -194,7 +335,9 @@ pub(crate) const FIND: Spec = Spec {
     class: CommandClass::Search,
     table: Table {
         options: &[],
-        unknown: Unknown::Flag,
+        unknown: Unknown::Refuse(
+            "is not a find option the exec tool knows; use -H or -P before the starting points",
+        ),
     },
     operands: Operands::Custom,
     judge: Judge::Custom(find),
@@ -206,6 +349,17 @@ pub(crate) const FIND: Spec = Spec {
         "find -name x",
         "find . -newermt 2024-01-01",
         "find . -printf '%p\\n'",
+        "find . -maxdepth 2 -type f -name '*.rs' -newer Cargo.toml -print",
+        "find -H -P -O2 -D tree -- . -mindepth 1 -depth -empty -prune -o -print0",
+        "find . -regextype posix-extended -regex '.*rs' -iregex x -not -name y -a -size +1k -mtime -2 -mmin -5",
+        "find . -ipath '*x*' -wholename x -iwholename x -lname x -ilname x -xtype l -perm -u+r",
+        "find . -user root -group root -uid 0 -gid 0 -atime 1 -ctime 1 -amin 1 -cmin 1 -used 1",
+        "find . -inum 1 -links 1 -fstype ext4 -true -false -executable -readable -writable",
+        "find . -nouser -nogroup -ls -quit -d -mount -xdev -noleaf -daystart -warn -nowarn",
+        "find . -ignore_readdir_race -noignore_readdir_race -and -or , -anewer x -cnewer x -samefile x",
+        "find . '(' -name a ')' -newermt '1 day ago'",
+        "find --help",
+        "find -version",
     ],
     refuses: &[
         "find . -name x -exec sh -c id {} +",
@@ -221,6 +375,12 @@ pub(crate) const FIND: Spec = Spec {
         "find . -newerma /etc/shadow",
         "find . -files0-from list",
         "find . -frobnicate",
+        "find . -fprintf out.txt '%p'",
+        "find . -okdir id \\;",
+        "find -L . -name x",
+        "find . -context x -exec id \\;",
+        "find , -newer /etc/shadow",
+        "find -- /etc -name x",
     ],
 };
 
@@ -313,13 +473,19 @@ fn find(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
             "-L" => return Err(Finding::option(program, arg, FOLLOWS)),
             "-D" => i += 2,
             o if o.starts_with("-O") => i += 1,
+            "--" => {
+                i += 1;
+                break;
+            }
             _ => break,
         }
     }
-    // Starting points: until the expression starts.
+    // Starting points: until the expression starts, as find's own
+    // `looks_like_expression` decides for them (`)` and `,` are file names
+    // there).
     while let Some(arg) = args.get(i) {
-        let starts_expression = (arg.starts_with('-') && arg.len() > 1)
-            || matches!(arg.as_str(), "(" | ")" | "!" | ",");
+        let starts_expression =
+            (arg.starts_with('-') && arg.len() > 1) || matches!(arg.as_str(), "(" | "!");
         if starts_expression {
             break;
         }

@@ -1,0 +1,133 @@
+//! The oracle for the fail-closed tables is the real program: every long
+//! option a converted table accepts appears in the program's own `--help`
+//! on this machine (GNU coreutils, GNU grep, GNU findutils, file, ripgrep,
+//! tree), so a table never accepts an option the program does not have.
+//! A program that is not installed fails the test loudly (CI installs
+//! ripgrep and tree in `.ci/run`).
+
+use jig_programs::{Lookup, lookup};
+
+/// The converted tables: `(program, how its help is asked for)`.
+const PROGRAMS: &[(&str, &[&str])] = &[
+    ("ls", &["--help"]),
+    ("cat", &["--help"]),
+    ("head", &["--help"]),
+    ("tail", &["--help"]),
+    ("wc", &["--help"]),
+    ("sort", &["--help"]),
+    ("uniq", &["--help"]),
+    ("cut", &["--help"]),
+    ("nl", &["--help"]),
+    ("stat", &["--help"]),
+    ("file", &["--help"]),
+    ("diff", &["--help"]),
+    ("du", &["--help"]),
+    ("tree", &["--help"]),
+    ("grep", &["--help"]),
+    ("rg", &["--help"]),
+    ("find", &["--help"]),
+    ("echo", &["--help"]),
+    ("tar", &["--help"]),
+    ("pwd", &["--help"]),
+];
+
+/// The program's help text (standard output and error together: some
+/// programs print it on error). `/bin/echo` and `/usr/bin/pwd`, not the
+/// shell's builtins, are what the exec tool runs.
+fn help(program: &str, args: &[&str]) -> String {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the oracle is the real program's own --help"
+    )]
+    let output = std::process::Command::new(program)
+        .args(args)
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("{program} is not installed here ({e}): the oracle needs the real program")
+        });
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    expand_diff_templates(&text)
+}
+
+/// GNU diff names its format options by template (`--LTYPE-line-format`,
+/// `--GTYPE-group-format`) and then lists the types: spell them out.
+fn expand_diff_templates(text: &str) -> String {
+    let mut text = text.to_owned();
+    let types = "LTYPE is 'old', 'new', or 'unchanged'.  GTYPE is LTYPE or 'changed'.";
+    if text.contains(types) {
+        for ltype in ["old", "new", "unchanged"] {
+            if text.contains("--LTYPE-line-format") {
+                text.push_str(&format!("\n--{ltype}-line-format\n"));
+            }
+        }
+        for gtype in ["old", "new", "unchanged", "changed"] {
+            if text.contains("--GTYPE-group-format") {
+                text.push_str(&format!("\n--{gtype}-group-format\n"));
+            }
+        }
+    }
+    text
+}
+
+/// Whether `option` is named in `help` as a whole word (`--line` does not
+/// match inside `--line-number`).
+fn names(help: &str, option: &str) -> bool {
+    help.match_indices(option).any(|(at, _)| {
+        let before = help[..at].chars().next_back();
+        let after = help[at + option.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '-')
+            && !after.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    })
+}
+
+#[test]
+fn every_accepted_long_option_is_in_the_programs_help() {
+    let mut invented = Vec::new();
+    for (program, args) in PROGRAMS {
+        let Lookup::Spec(spec) = lookup(program) else {
+            panic!("{program} has no table");
+        };
+        assert!(
+            spec.fails_closed(),
+            "{program}: its table does not fail closed"
+        );
+        let text = help(program, args);
+        assert!(
+            text.contains("--help") || text.contains("Usage") || text.contains("usage"),
+            "{program}: no help text came back:\n{text}"
+        );
+        for option in spec.accepted_long_options() {
+            if !names(&text, option) {
+                invented.push(format!("{program} {option}"));
+            }
+        }
+    }
+    assert!(
+        invented.is_empty(),
+        "options the tables accept that the programs' --help does not name:\n{}",
+        invented.join("\n")
+    );
+}
+
+#[test]
+fn which_takes_only_dash_a() {
+    // debianutils `which` has no --help: its usage line is the oracle.
+    let Lookup::Spec(spec) = lookup("which") else {
+        panic!("which has a table");
+    };
+    assert!(spec.fails_closed());
+    assert!(spec.accepted_long_options().is_empty());
+    let text = help("which", &["-h"]);
+    assert!(text.contains("[-a]"), "which's usage changed:\n{text}");
+}
+
+#[test]
+fn the_matcher_takes_whole_options_only() {
+    assert!(names("  -n, --line-number  x", "--line-number"));
+    assert!(!names("  -n, --line-number  x", "--line"));
+    assert!(names("--color[=WHEN]", "--color"));
+    assert!(names("--files0-from=F", "--files0-from"));
+    assert!(!names("--no-ignore-vcs", "--ignore-vcs"));
+}
