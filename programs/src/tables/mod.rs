@@ -15,6 +15,8 @@ mod toolchains;
 
 use crate::spec::Spec;
 
+pub(crate) use git::git_global_dirs;
+
 /// Every program with a table.
 pub(crate) const SPECS: &[&Spec] = &[
     &files::CAT,
