@@ -385,6 +385,7 @@ impl FullPreset {
             allow_workspace_programs: self.allow_workspace_programs,
             protected: Protected::new(kernel.root(), &protected_extra)
                 .with_secrets_readable(self.secrets_readable),
+            git_problem: crate::hooks::git_version_problem(&kernel),
         });
         let tools: Vec<Arc<dyn Tool>> = tools
             .into_iter()

@@ -15,7 +15,10 @@ use jig_kernel::{Kernel, Limits, RunOptions};
 /// run). Nothing is found when there is no repository or no git.
 pub(crate) fn configured_hooks(kernel: &Kernel) -> Vec<PathBuf> {
     let root = kernel.root();
-    if !may_name_hooks(&root.join(".git")) {
+    // Only `stat`: jig opens none of the repository's files (a FIFO or a
+    // device named `.git/config` would block it); git reads them, contained
+    // and time-limited.
+    if std::fs::metadata(root.join(".git")).is_err() {
         return Vec::new();
     }
     let mut options = RunOptions::new(
@@ -42,27 +45,33 @@ pub(crate) fn configured_hooks(kernel: &Kernel) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Whether git could find a `core.hooksPath` for the repository whose git
-/// folder is `git`: always when `.git` is a file (a worktree or submodule:
-/// git knows where its configuration is), and when the repository's
-/// configuration text holds `hookspath` or `include` in any case. A
-/// conservative filter that saves starting git for the usual repository;
-/// it never decides what the value is.
-fn may_name_hooks(git: &Path) -> bool {
-    if git.is_file() {
-        return true;
+/// Why git may not run through this preset: the installed git (asked
+/// once, `git --version`, contained) is older than
+/// [`jig_programs::GIT_MIN_VERSION`] or does not say its version. `None`
+/// when it is recent enough, or when there is no git to run (the kernel
+/// reports that on use).
+pub(crate) fn git_version_problem(kernel: &Kernel) -> Option<String> {
+    jig_kernel::resolve_program(
+        std::ffi::OsStr::new("git"),
+        kernel.root(),
+        kernel.search_path(),
+    )
+    .ok()?;
+    let mut options = RunOptions::new(
+        Limits::default()
+            .with_timeout(jig_programs::GIT_QUERY_TIMEOUT)
+            .with_max_output(4096),
+    );
+    for (key, value) in jig_programs::GIT_ENV {
+        options = options.with_env(key, value);
     }
-    if !git.is_dir() {
-        return false;
-    }
-    ["config", "config.worktree"].iter().any(|name| {
-        let Ok(text) = std::fs::read(git.join(name)) else {
-            return false;
-        };
-        let lower = text.to_ascii_lowercase();
-        let has = |needle: &[u8]| lower.windows(needle.len()).any(|w| w == needle);
-        has(b"hookspath") || has(b"include")
-    })
+    let answer = match kernel.run_with(&["git", "--version"], &options) {
+        Ok(outcome) if outcome.exit_code() == Some(0) => {
+            String::from_utf8_lossy(&outcome.output.kept_bytes()).into_owned()
+        }
+        _ => String::new(),
+    };
+    jig_programs::git_version_problem(&answer)
 }
 
 /// `value` as git resolves a hooks path (relative to the top of the

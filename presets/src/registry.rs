@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use jig_kernel::{CancelToken, Kernel, Limits};
+use jig_kernel::{CancelToken, Kernel, Limits, RunOptions};
 use jig_lineage::{
     CheckContext, ErrorCode, Invocation, Refusal, SchemaFormat, Tool, ToolResult, export,
 };
 use jig_policy::{AuditEvent, AuditSink, Call, Chain, ToolPolicy, Verdict, policy_refusal};
+use jig_programs::GitAnswer;
 use serde_json::Value;
 
 /// The tools a model can see and the one way to call them.
@@ -160,6 +161,10 @@ impl Registry {
         // The kernel stays here, at the end of the chain: no middleware holds it.
         let terminal = |call: &Call<'_>| match call.check() {
             Ok(invocation) => {
+                let invocation = match self.harden_git(invocation.clone(), limits) {
+                    Ok(invocation) => invocation,
+                    Err(refusal) => return ToolResult::Refused(refusal),
+                };
                 let mut run = invocation.run_options(limits);
                 if let Some(cancel) = &options.cancel {
                     run = run.with_cancel(cancel.clone());
@@ -170,6 +175,51 @@ impl Registry {
             Err(refusal) => ToolResult::Refused(refusal.clone()),
         };
         self.chain.handle(&call, &terminal)
+    }
+
+    /// A git run's configuration overrides beyond the fixed ones, asked of
+    /// git itself right before the run: the names of the keys that name
+    /// programs (driver names are the repository's own), read by git from
+    /// the run's own folder in the run's own environment, contained,
+    /// read-only and time-limited; and where the repository keeps its data.
+    /// Each key gets a neutral value in the invocation's environment. jig
+    /// opens none of the repository's files: a configuration that blocks
+    /// blocks only this query, which the kernel ends at its timeout.
+    fn harden_git(
+        &self,
+        mut invocation: Invocation,
+        limits: Limits,
+    ) -> Result<Invocation, Refusal> {
+        let env = invocation.env.clone();
+        let timeout = limits.timeout.min(jig_programs::GIT_QUERY_TIMEOUT);
+        let query_limits = limits
+            .with_timeout(timeout)
+            .with_max_output(jig_programs::GIT_QUERY_MAX_OUTPUT);
+        let mut ask = |argv: &[String]| {
+            let mut options = RunOptions::new(query_limits);
+            for (key, value) in &env {
+                options = options.with_env(key, value);
+            }
+            let outcome = self.kernel.run_with(argv, &options).ok()?;
+            if outcome.timed_out() || outcome.output.is_truncated() {
+                return None;
+            }
+            Some(GitAnswer::new(
+                outcome.exit_code(),
+                outcome.output.kept_bytes(),
+            ))
+        };
+        let overrides =
+            jig_programs::git_config_overrides(&invocation.argv, self.kernel.root(), &mut ask)
+                .map_err(|finding| {
+                    let mut refusal = finding.into_refusal(ErrorCode::RunRefused);
+                    refusal.layer = refusal.layer.at_run_point();
+                    refusal
+                })?;
+        if !overrides.is_empty() {
+            jig_programs::add_git_config(&mut invocation.env, overrides);
+        }
+        Ok(invocation)
     }
 
     /// Validates one call through every layer (the runtime policy, the

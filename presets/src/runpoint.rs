@@ -66,6 +66,10 @@ pub(crate) struct Guard {
     pub(crate) deny: DenyList,
     pub(crate) allow_workspace_programs: bool,
     pub(crate) protected: Protected,
+    /// Why git may not run, when the installed git is older than
+    /// [`jig_programs::GIT_MIN_VERSION`] (checked once, when the preset is
+    /// built).
+    pub(crate) git_problem: Option<String>,
 }
 
 /// One tool behind the run point.
@@ -137,6 +141,11 @@ impl Guard {
             return Err(refused("the command is empty".to_owned()));
         };
         self.vet_program(&program, &invocation.argv, context)?;
+        if let Some(problem) = &self.git_problem
+            && program_name(&program) == "git"
+        {
+            return Err(refused(format!("git cannot run safely here: {problem}")));
+        }
         vet_env(&invocation)?;
         // The exec tool judged its command by these same tables; every
         // other form (and any integrator's tool) is judged here.

@@ -68,6 +68,15 @@ pub enum Finding {
         /// Where the repository keeps its data.
         gitdir: String,
     },
+
+    /// Git could not tell, or told in a way jig cannot read exactly, which
+    /// of the repository's configuration keys name programs (asked at run
+    /// time, right before the run).
+    #[error("git: {reason}")]
+    GitConfig {
+        /// What went wrong and what to do.
+        reason: String,
+    },
 }
 
 impl Finding {
@@ -78,9 +87,10 @@ impl Finding {
             Finding::Launcher { .. } | Finding::Option { .. } | Finding::Operand { .. } => {
                 Layer::ExecFlags
             }
-            Finding::Path { .. } | Finding::Stdin { .. } | Finding::Repository { .. } => {
-                Layer::ExecPath
-            }
+            Finding::Path { .. }
+            | Finding::Stdin { .. }
+            | Finding::Repository { .. }
+            | Finding::GitConfig { .. } => Layer::ExecPath,
         }
     }
 

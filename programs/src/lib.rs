@@ -15,7 +15,9 @@
 //!   environment every run of it needs; every table carries commands it
 //!   must allow and must refuse ([`table_examples`]), checked by the tests;
 //! - **the hardening** each program needs whatever form runs it: git's
-//!   neutralizing environment ([`GIT_ENV`], [`GIT_CONFIG`], [`git_env`]),
+//!   neutralizing environment ([`GIT_ENV`], [`GIT_CONFIG`], [`git_env`];
+//!   the overrides for the keys git itself reports at run time,
+//!   [`git_config_overrides`], asked by the caller that holds the kernel),
 //!   and options the program honours that make it refuse by itself what its
 //!   table refuses ([`HARDENING_ARGS`]: `sed --sandbox`), which the run
 //!   point adds right after the program name;
@@ -29,8 +31,9 @@
 //! crate and the run point use them from there, so there is one list.
 //!
 //! Judging is pure except for [`git_env`] and [`judge_argv`], which look for
-//! the repository git would use (reading `.git` files and configuration,
-//! never running anything).
+//! the folder that holds `.git` with `stat` alone: no file of a repository
+//! is opened and nothing runs while a command is judged (git is asked about
+//! its configuration only right before the run, through the kernel).
 //!
 //! ```
 //! use jig_programs::{CommandClass, Lookup, judge, lookup};
@@ -56,7 +59,11 @@ mod tables;
 pub use argv::{HARDENING_ARGS, ProgramVerdict, Untabled, judge_argv, judge_command, judge_fixed};
 pub use class::{CommandClass, classify};
 pub use finding::Finding;
-pub use gitenv::{FIXED_CONFIG as GIT_CONFIG, FIXED_ENV as GIT_ENV, git_env};
+pub use gitenv::{
+    FIXED_CONFIG as GIT_CONFIG, FIXED_ENV as GIT_ENV, GIT_MIN_VERSION, GIT_QUERY_MAX_OUTPUT,
+    GIT_QUERY_PATTERN, GIT_QUERY_TIMEOUT, GitAnswer, add_git_config, git_config_overrides, git_env,
+    git_version_problem,
+};
 pub use global::without_global_options;
 pub use spec::{Judged, Lookup, Spec, judge, judge_generic, lookup};
 pub use tables::{TableExample, table_examples};

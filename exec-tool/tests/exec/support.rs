@@ -113,13 +113,48 @@ pub(crate) fn render(cases: &[(&str, Result<jig_lineage::Invocation, Refusal>)])
 
 /// Checks `arguments` with `tool` and runs the invocation on `kernel`, as
 /// the registry (the one caller of the kernel) does.
+/// What the registry does right before a run (the exec tool alone cannot:
+/// it never holds the kernel): asks git itself, contained, which of the
+/// repository's configuration keys name programs, and neutralizes each.
+pub(crate) fn harden_git(
+    kernel: &Kernel,
+    mut invocation: jig_lineage::Invocation,
+) -> Result<jig_lineage::Invocation, jig_lineage::Refusal> {
+    let env = invocation.env.clone();
+    let limits = kernel
+        .limits()
+        .with_timeout(jig_programs::GIT_QUERY_TIMEOUT)
+        .with_max_output(jig_programs::GIT_QUERY_MAX_OUTPUT);
+    let mut ask = |argv: &[String]| {
+        let mut options = jig_kernel::RunOptions::new(limits);
+        for (key, value) in &env {
+            options = options.with_env(key, value);
+        }
+        let outcome = kernel.run_with(argv, &options).ok()?;
+        if outcome.timed_out() || outcome.output.is_truncated() {
+            return None;
+        }
+        Some(jig_programs::GitAnswer::new(
+            outcome.exit_code(),
+            outcome.output.kept_bytes(),
+        ))
+    };
+    let overrides = jig_programs::git_config_overrides(&invocation.argv, kernel.root(), &mut ask)
+        .map_err(|finding| finding.into_refusal(jig_lineage::ErrorCode::ExecRefused))?;
+    jig_programs::add_git_config(&mut invocation.env, overrides);
+    Ok(invocation)
+}
+
 pub(crate) fn run_tool(
     tool: &dyn jig_lineage::Tool,
     kernel: &Kernel,
     arguments: &serde_json::Value,
 ) -> jig_lineage::ToolResult {
     let context = jig_lineage::CheckContext::new(kernel.root(), kernel.search_path());
-    match tool.check(arguments, &context) {
+    match tool
+        .check(arguments, &context)
+        .and_then(|i| harden_git(kernel, i))
+    {
         Ok(invocation) => {
             let options = invocation.run_options(kernel.limits());
             let outcome = kernel.run_with(&invocation.argv, &options);

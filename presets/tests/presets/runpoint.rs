@@ -626,3 +626,172 @@ fn a_hooks_folder_named_by_the_repositorys_configuration_is_protected() {
     let result = registry.dispatch("copy", &json!({"from": "notes.txt", "to": "copy.txt"}));
     assert!(result.outcome().is_some(), "{}", result.text());
 }
+
+/// A repository in `root` with one commit, set up by plain git (no
+/// hardening), and a preset without containment around it: only the run
+/// point's and the registry's git handling stand between the repository
+/// and a program.
+fn git_repo(root: &Path) -> jig_presets::Registry {
+    let kernel = jig_kernel::Kernel::builder(root)
+        .dangerous_no_containment()
+        .build()
+        .unwrap();
+    let options = jig_kernel::RunOptions::new(kernel.limits())
+        .with_access(jig_kernel::Access::WriteWorkspace);
+    for args in [
+        &["init", "-q"][..],
+        &["add", "notes.txt", "src/main.rs"],
+        &["commit", "-qm", "init"],
+    ] {
+        let mut argv = vec![
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+        ];
+        argv.extend_from_slice(args);
+        let outcome = kernel.run_with(&argv, &options).unwrap();
+        assert_eq!(outcome.exit_code(), Some(0), "{}", outcome.render());
+    }
+    FullPreset::new(root)
+        .with_exec(ExecConfig::default())
+        .dangerous_no_containment()
+        .build()
+        .unwrap()
+        .registry
+}
+
+fn exec(registry: &jig_presets::Registry, command: &str) -> ToolResult {
+    registry.dispatch("exec", &json!({ "command": command }))
+}
+
+#[test]
+fn git_verbs_are_resolved_as_git_resolves_them() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    let registry = git_repo(root);
+    std::fs::write(root.join("notes.txt"), "changed\n").unwrap();
+    // `git stash -m list` is `git stash push -m list` to git: it would
+    // revert the change. Refused, whatever follows the option.
+    for command in [
+        "git stash -m list",
+        "git stash -q list",
+        "git stash -- list",
+        "git stash",
+        "git describe --always --dirty",
+        "git describe --always --broken",
+    ] {
+        let result = exec(&registry, command);
+        refusal(&result);
+    }
+    assert_eq!(
+        std::fs::read_to_string(root.join("notes.txt")).unwrap(),
+        "changed\n"
+    );
+    let result = exec(&registry, "git stash list");
+    assert!(result.outcome().is_some(), "{}", result.text());
+}
+
+#[test]
+fn git_dash_c_is_the_base_of_every_path() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    let registry = git_repo(root);
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret"), "canary-outside\n").unwrap();
+    std::fs::create_dir(root.join("sub")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret"), root.join("sub/link")).unwrap();
+    std::fs::write(root.join("sub/other"), "x\n").unwrap();
+    for command in [
+        "git -C sub diff --no-index link other",
+        "git -C sub diff --no-index other link",
+        "git -C src -C ../sub diff --no-index link other",
+        "git -C sub log -O link",
+    ] {
+        let result = exec(&registry, command);
+        let refusal = refusal(&result);
+        assert!(
+            !refusal.message.contains("canary-outside"),
+            "{command}: {}",
+            refusal.message
+        );
+    }
+    // Inside the -C folder, paths work as git reads them.
+    let result = exec(&registry, "git -C sub diff --no-index other ../notes.txt");
+    let outcome = result
+        .outcome()
+        .unwrap_or_else(|| panic!("{}", result.text()));
+    assert!(outcome.render().contains("TODO"), "{}", outcome.render());
+}
+
+#[test]
+fn git_asks_git_for_the_drivers_right_before_the_run() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    let registry = git_repo(root);
+    // A driver named through a `.git` file whose path holds a NUL and an
+    // attribute of `.git/info/attributes`: only git's own reading finds it.
+    std::fs::rename(root.join(".git"), root.join("realgit")).unwrap();
+    std::fs::write(root.join(".git"), b"gitdir: realgit\0junk\n").unwrap();
+    let config = root.join("realgit/config");
+    let mut text = std::fs::read(&config).unwrap();
+    text.extend_from_slice(
+        b"[diff \"Any Name\"]\n\ttextconv = touch textconv-ran; cat\n\
+          [filter \"f\"]\n\tclean = touch clean-ran; cat\n",
+    );
+    std::fs::write(&config, text).unwrap();
+    std::fs::create_dir_all(root.join("realgit/info")).unwrap();
+    std::fs::write(
+        root.join("realgit/info/attributes"),
+        "* diff=Any\\ Name filter=f\n",
+    )
+    .unwrap();
+    std::fs::write(root.join("notes.txt"), "changed\n").unwrap();
+    for command in ["git status --short", "git diff", "git log -p -1"] {
+        let result = exec(&registry, command);
+        assert!(result.outcome().is_some(), "{command}: {}", result.text());
+    }
+    // The dry run shows the fixed part only.
+    let dry = registry
+        .dry_run("exec", &json!({"command": "git diff"}))
+        .unwrap();
+    assert!(!dry.env.iter().any(|(_, v)| v.contains("Any Name")));
+    for marker in ["textconv-ran", "clean-ran"] {
+        assert!(!root.join(marker).exists(), "{marker}");
+    }
+}
+
+#[test]
+fn a_fifo_in_the_configuration_never_blocks_jig() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    let registry = git_repo(root);
+    let kernel = registry.kernel();
+    let made = kernel
+        .run_with(
+            &["mkfifo", "pipe"],
+            &jig_kernel::RunOptions::new(kernel.limits())
+                .with_access(jig_kernel::Access::WriteWorkspace),
+        )
+        .unwrap();
+    assert_eq!(made.exit_code(), Some(0));
+    let config = root.join(".git/config");
+    let mut text = std::fs::read(&config).unwrap();
+    text.extend_from_slice(
+        b"[include]\n\tpath = ../pipe\n[diff \"y\"]\n\ttextconv = touch textconv-ran; cat\n",
+    );
+    std::fs::write(&config, text).unwrap();
+    std::fs::write(root.join(".gitattributes"), "* diff=y\n").unwrap();
+    std::fs::write(root.join("notes.txt"), "changed\n").unwrap();
+    let start = std::time::Instant::now();
+    let result = exec(&registry, "git diff");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+    let refusal = refusal(&result);
+    assert_eq!(refusal.layer.as_str(), "run.path", "{}", refusal.message);
+    assert!(!root.join("textconv-ran").exists());
+}

@@ -7,6 +7,7 @@
 
 use crate::class::CommandClass;
 use crate::finding::Finding;
+use crate::gitenv::compose_dirs;
 use crate::options::{Opt, Stop, Table, Unknown, flag, optional, path, refuse, value, walk};
 use crate::spec::{Ctx, Judge, Judged, Operands, Spec};
 
@@ -31,6 +32,11 @@ pub(crate) const GIT: Spec = Spec {
         "git tag -l 'v1.*'",
         "git branch --list 'feat/*'",
         "git stash list",
+        "git stash show -p stash@{0}",
+        "git stash list --format=%gs",
+        "git describe --tags --always",
+        "git -C src -C .. log --oneline",
+        "git -C src diff --no-index main.rs ../README.md",
         "git --version",
         "git remote -v",
         "git diff --text a b",
@@ -70,6 +76,19 @@ pub(crate) const GIT: Spec = Spec {
         "git branch -D main",
         "git branch newbranch",
         "git stash",
+        "git stash -m list",
+        "git stash -q list",
+        "git stash -- list",
+        "git stash --message=show",
+        "git stash push",
+        "git stash save x",
+        "git stash pop",
+        "git describe --dirty",
+        "git describe --dirty=-x --tags",
+        "git describe --broken",
+        "git describe --dir",
+        "git -C src diff --no-index main.rs ../../x",
+        "git -C src -C .. -C .. log",
         "git reflog expire --all",
         "git log --help",
         "git help log",
@@ -259,7 +278,12 @@ const SIMPLE: Table = Table {
             "--format --sort --count --points-at --source --path --match --exclude --default --prefix --git-path",
         ),
         optional(
-            "-u --untracked-files --ignored --porcelain --column --abbrev --contains --merged --no-merged --no-contains --batch --batch-check --dirty --broken --glob --short",
+            "-u --untracked-files --ignored --porcelain --column --abbrev --contains --merged --no-merged --no-contains --batch --batch-check --glob --short",
+        ),
+        refuse(
+            "--dirty --broken",
+            "makes git refresh and rewrite the index (git describe --dirty writes it even when \
+             optional locks are off); see the changes with git status --short",
         ),
         path("--resolve-git-dir"),
     ],
@@ -329,6 +353,10 @@ enum GitOperands {
     },
     /// The first operand must not be one of these verbs.
     NotVerb(&'static [&'static str]),
+    /// `git stash`: the first argument, exactly as written, is the
+    /// subcommand when it is one of `allowed`; git takes anything else
+    /// (nothing, an option, `--`) as `git stash push`, which writes.
+    Stash { allowed: &'static [&'static str] },
 }
 
 /// The read-only subcommands.
@@ -430,9 +458,8 @@ const SUBCOMMANDS: &[(&str, CommandClass, &Table, GitOperands)] = &[
         "stash",
         CommandClass::Read,
         &HISTORY,
-        GitOperands::Verb {
+        GitOperands::Stash {
             allowed: &["list", "show"],
-            bare_ok: false,
         },
     ),
     (
@@ -460,22 +487,55 @@ fn subcommand_list() -> String {
         .join(", ")
 }
 
+/// The `-C` folders of a git argv (without the program), in order, as git
+/// reads its options before the subcommand; `None` when they cannot be
+/// read (an option the table refuses).
+pub(crate) fn git_global_dirs(args: &[String]) -> Option<Vec<String>> {
+    let global = walk("git", &GLOBAL, args, Stop::FirstOperand).ok()?;
+    Some(
+        global
+            .known("-C")
+            .map(|dir| dir.unwrap_or_default().to_owned())
+            .collect(),
+    )
+}
+
 fn git(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
+    let mut judged = judge_git(ctx, args)?;
+    // `-C` is the base of every path that follows (operands, `--no-index`
+    // files, option values, pathspecs): each is confined as git will open
+    // it, from the folder the `-C` options entered.
+    let dirs = judged.git_dirs.clone().unwrap_or_default();
+    let base = compose_dirs(&dirs);
+    let mut own = dirs.iter().filter(|d| !d.is_empty()).count();
+    let mut paths = Vec::with_capacity(judged.paths.len());
+    for value in judged.paths.drain(..) {
+        if own > 0 {
+            own -= 1;
+            paths.push(value);
+        } else if base.is_empty() || value.starts_with('/') {
+            paths.push(value);
+        } else {
+            paths.push(format!("{}/{value}", base.trim_end_matches('/')));
+        }
+    }
+    judged.paths = paths;
+    Ok(judged)
+}
+
+fn judge_git(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
     let program = ctx.program;
     let global = walk(program, &GLOBAL, args, Stop::FirstOperand)?;
     let mut judged = Judged::new(CommandClass::Read);
-    // `-C` folders are cumulative: confine each folder git will enter.
+    // `-C` folders are cumulative: confine each folder git will enter (an
+    // empty one enters none).
     let mut dirs = Vec::new();
-    let mut current = String::new();
     for dir in global.known("-C") {
-        let dir = dir.unwrap_or_default();
-        current = if dir.starts_with('/') || current.is_empty() {
-            dir.to_owned()
-        } else {
-            format!("{current}/{dir}")
-        };
-        judged.path(program, &current)?;
-        dirs.push(dir.to_owned());
+        let dir = dir.unwrap_or_default().to_owned();
+        dirs.push(dir);
+        if !dirs.last().is_some_and(String::is_empty) {
+            judged.path(program, &compose_dirs(&dirs))?;
+        }
     }
     judged.git_dirs = Some(dirs);
     let rest = &args[global.rest..];
@@ -510,6 +570,34 @@ fn git(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
         ));
     };
     judged.class = *class;
+    if let GitOperands::Stash { allowed } = *operands {
+        match sub_args.first() {
+            Some(verb) if allowed.contains(&verb.as_str()) => {}
+            Some(word) if !word.starts_with('-') => {
+                return Err(Finding::operand(
+                    program,
+                    word,
+                    format!(
+                        "the exec tool runs `git stash` only as: git stash {}",
+                        allowed.join(" | ")
+                    ),
+                ));
+            }
+            other => {
+                return Err(Finding::operand(
+                    program,
+                    other.map(String::as_str).unwrap_or_default(),
+                    format!(
+                        "git reads `git stash{}` as `git stash push` (a subcommand must come \
+                         first), which saves and reverts your changes; the exec tool runs \
+                         `git stash` only as: git stash {}",
+                        other.map(|w| format!(" {w}")).unwrap_or_default(),
+                        allowed.join(" | ")
+                    ),
+                ));
+            }
+        }
+    }
     let walked = walk(program, table, sub_args, Stop::End)?;
     judged.options(program, &walked)?;
     let mut ops = walked.operands();
@@ -536,6 +624,10 @@ fn git(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
                     ),
                 ));
             }
+        }
+        GitOperands::Stash { .. } => {
+            // The subcommand, checked above.
+            ops.next();
         }
         GitOperands::Verb { allowed, bare_ok } => match ops.next() {
             Some(verb) if allowed.contains(&verb) => {}

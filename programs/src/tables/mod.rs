@@ -16,6 +16,8 @@ mod write;
 
 use crate::spec::Spec;
 
+pub(crate) use git::git_global_dirs;
+
 /// Every program with a table.
 pub(crate) const SPECS: &[&Spec] = &[
     &files::CAT,
