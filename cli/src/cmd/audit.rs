@@ -116,9 +116,10 @@ const RUN_POINT_CHECKS: &[&str] = &[
 ];
 
 /// The part of git's hardening that depends on the repository.
-const GIT_PER_REPOSITORY: &str = "per repository: GIT_CEILING_DIRECTORIES above the workspace, \
-     core.worktree pinned, and every driver key the repository defines (textconv, filters, \
-     external diff) overridden with a neutral value";
+const GIT_PER_REPOSITORY: &str = "per run: GIT_CEILING_DIRECTORIES above the workspace, \
+     core.worktree pinned, and every key that names a program (drivers, filters, textconv, \
+     external diff, pagers, credential helpers...) that git itself reports for the repository, \
+     asked right before the run and overridden with a neutral value";
 
 fn to_json(root: &str, tools: &[(&dyn Tool, ToolAudit)]) -> Value {
     json!({
