@@ -385,7 +385,8 @@ impl FullPreset {
             allow_workspace_programs: self.allow_workspace_programs,
             protected: Protected::new(kernel.root(), &protected_extra)
                 .with_secrets_readable(self.secrets_readable),
-            git_problem: crate::hooks::git_version_problem(&kernel),
+            git_problem: std::sync::OnceLock::new(),
+            kernel: kernel.clone(),
         });
         let tools: Vec<Arc<dyn Tool>> = tools
             .into_iter()

@@ -67,9 +67,11 @@ pub(crate) struct Guard {
     pub(crate) allow_workspace_programs: bool,
     pub(crate) protected: Protected,
     /// Why git may not run, when the installed git is older than
-    /// [`jig_programs::GIT_MIN_VERSION`] (checked once, when the preset is
-    /// built).
-    pub(crate) git_problem: Option<String>,
+    /// [`jig_programs::GIT_MIN_VERSION`]: asked of git once, the first time
+    /// a call would run git (a preset without git calls never starts it).
+    pub(crate) git_problem: OnceLock<Option<String>>,
+    /// The kernel that asks git its version.
+    pub(crate) kernel: jig_kernel::Kernel,
 }
 
 /// One tool behind the run point.
@@ -141,8 +143,10 @@ impl Guard {
             return Err(refused("the command is empty".to_owned()));
         };
         self.vet_program(&program, &invocation.argv, context)?;
-        if let Some(problem) = &self.git_problem
-            && program_name(&program) == "git"
+        if program_name(&program) == "git"
+            && let Some(problem) = self
+                .git_problem
+                .get_or_init(|| crate::hooks::git_version_problem(&self.kernel))
         {
             return Err(refused(format!("git cannot run safely here: {problem}")));
         }
