@@ -145,20 +145,5 @@ fn build_jig() -> Result<PathBuf, String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .ok_or("xtask has no parent folder")?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
-        .current_dir(root)
-        .args(["build", "--quiet", "--release", "-p", "jig-cli"])
-        .status()
-        .map_err(|e| format!("cargo build: {e}"))?;
-    if !status.success() {
-        return Err("building the release jig binary failed".to_owned());
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let jig = target.join("release/jig");
-    jig.exists()
-        .then_some(jig.clone())
-        .ok_or_else(|| format!("{} was not built", jig.display()))
+    super::mcp::build_jig(root)
 }

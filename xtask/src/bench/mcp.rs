@@ -128,7 +128,7 @@ fn workspace_root() -> Result<PathBuf, String> {
 }
 
 /// Builds the release binary and returns its path.
-fn build_jig(root: &Path) -> Result<PathBuf, String> {
+pub(crate) fn build_jig(root: &Path) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
         .current_dir(root)
