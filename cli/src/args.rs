@@ -117,6 +117,10 @@ pub(crate) struct LoadArgs {
     #[arg(long, value_name = "BIN,...", value_delimiter = ',', num_args = 1)]
     pub(crate) dangerous_exec_untabled: Option<Vec<String>>,
 
+    /// Lift these deny-list entries (and their versioned families) for command and descriptor tools, never for the exec tool; programs that run the workspace's own code (make, cargo, npm, pytest...) need --require-containment
+    #[arg(long, value_name = "NAME,...", value_delimiter = ',', num_args = 1)]
+    pub(crate) dangerous_allow_program: Option<Vec<String>>,
+
     /// Refuse to start unless every containment mechanism (Landlock, seccomp, user, PID and mount namespaces) is available
     #[arg(long, conflicts_with = "dangerous_no_containment")]
     pub(crate) require_containment: bool,
@@ -160,6 +164,10 @@ impl LoadArgs {
             tools: after.tools.clone().or_else(|| self.tools.clone()),
             exec: after.exec || self.exec,
             exec_allow: after.exec_allow.clone().or_else(|| self.exec_allow.clone()),
+            dangerous_allow_program: after
+                .dangerous_allow_program
+                .clone()
+                .or_else(|| self.dangerous_allow_program.clone()),
             dangerous_exec_untabled: after
                 .dangerous_exec_untabled
                 .clone()

@@ -39,10 +39,8 @@ pub(crate) struct FileConfig {
     pub(crate) exec: Option<ExecSection>,
     /// The MCP server's limits.
     pub(crate) mcp: Option<McpSection>,
-    // `dangerous_allow_program = ["python3", ...]` (issue 15 item 1) goes
-    // here, next to the other keys, when the deny-list exceptions land:
-    // one field, its resolution in `crate::settings`, its line in `jig
-    // config`, its paragraph in the README.
+    /// Deny-list entries lifted for command and descriptor tools.
+    pub(crate) dangerous_allow_program: Option<Vec<String>>,
 }
 
 /// `containment = "..."`.

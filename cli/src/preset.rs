@@ -48,6 +48,9 @@ pub(crate) fn preset(settings: &Settings, policy: Policy) -> Result<FullPreset, 
     if policy == Policy::Apply {
         preset = preset.with_policy(self::policy(settings));
     }
+    if !settings.lifted.value.is_empty() {
+        preset = preset.dangerous_allow_programs(settings.lifted.value.iter().cloned());
+    }
     preset = grant_exec(preset, settings)?;
     Ok(preset)
 }

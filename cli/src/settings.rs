@@ -135,6 +135,8 @@ pub(crate) struct Settings {
     pub(crate) allow: Sourced<Vec<String>>,
     pub(crate) deny: Sourced<Vec<String>>,
     pub(crate) exec: Sourced<ExecGrant>,
+    /// Deny-list entries lifted for command and descriptor tools.
+    pub(crate) lifted: Sourced<Vec<String>>,
     /// Programs without an option table granted to the exec tool.
     pub(crate) exec_untabled: Sourced<Vec<String>>,
     pub(crate) exec_deny_rules: Sourced<Vec<String>>,
@@ -320,6 +322,19 @@ impl Settings {
             allow,
             deny,
             exec: exec_grant,
+            lifted: Sourced::first(
+                Vec::new(),
+                [
+                    (
+                        load.dangerous_allow_program.as_ref().map(|l| trimmed(l)),
+                        Source::Flag("--dangerous-allow-program"),
+                    ),
+                    (
+                        config.dangerous_allow_program.as_ref().map(|l| trimmed(l)),
+                        Source::File,
+                    ),
+                ],
+            ),
             exec_untabled: Sourced::first(
                 Vec::new(),
                 [

@@ -512,6 +512,15 @@ impl DenyList {
         })
     }
 
+    /// Whether `program` (or a member of its versioned family) was lifted
+    /// with [`dangerous_allow`](Self::dangerous_allow) and is not denied:
+    /// the integrator chose to run it in the templates they wrote, so the
+    /// program tables that guard the exec tool do not judge it there.
+    pub fn is_lifted(&self, program: &str) -> bool {
+        let name = program_name(program);
+        !self.is_denied(program) && family(name).any(|member| self.lifted.contains(member))
+    }
+
     /// The denied names, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.names.iter().map(String::as_str)

@@ -51,6 +51,17 @@ pub enum PresetError {
         /// What the operating system said.
         source: std::io::Error,
     },
+    /// A lifted program runs the workspace's own code and containment is
+    /// not required.
+    #[error(
+        "`{program}` runs the workspace's own code (recipes, build scripts, package scripts, test \
+         configuration); it may be lifted only when containment is required \
+         (`Containment::required()`, CLI `--require-containment`)"
+    )]
+    WorkspaceCodeUncontained {
+        /// The lifted program.
+        program: String,
+    },
     /// A per-tool output budget names an unknown tool.
     #[error("an output budget names unknown tool `{name}`; known tools: {known}")]
     UnknownBudget {
@@ -70,6 +81,10 @@ pub struct Built {
     pub registry: Registry,
     /// One 613 error per skipped descriptor file.
     pub descriptor_errors: Vec<jig_descriptor::DescriptorError>,
+    /// The deny-list entries lifted for command and descriptor tools
+    /// ([`FullPreset::dangerous_allow_programs`]), to be said wherever the
+    /// configuration is shown.
+    pub lifted_programs: Vec<String>,
 }
 
 /// The builder an integrator starts from: built-in command tools on,
@@ -89,6 +104,8 @@ pub struct FullPreset {
     exec: Option<ExecConfig>,
     exec_budget: Option<usize>,
     deny: DenyList,
+    /// Deny-list entries lifted for command and descriptor tools.
+    lifted: Vec<String>,
     policy: PolicyConfig,
     approver: Option<Arc<dyn Approver>>,
     budgets: BTreeMap<String, usize>,
@@ -124,6 +141,7 @@ impl FullPreset {
             exec: None,
             exec_budget: None,
             deny: DenyList::default(),
+            lifted: Vec::new(),
             policy: PolicyConfig::default(),
             approver: None,
             budgets: BTreeMap::new(),
@@ -144,6 +162,21 @@ impl FullPreset {
     /// program does. See `KernelBuilder::dangerous_no_containment`.
     pub fn dangerous_no_containment(mut self) -> Self {
         self.containment = None;
+        self
+    }
+
+    /// Lifts deny-list entries (with their resolved targets and versioned
+    /// families: `python3` lifts `python3.11`) for command and descriptor
+    /// tools only: the exec tool keeps the whole deny list. A program that
+    /// runs the workspace's own code ([`jig_programs::RUNS_WORKSPACE_CODE`]:
+    /// `make`, `cargo`, `npm`, `pytest`...) may be lifted only when
+    /// containment is required; otherwise [`build`](Self::build) fails.
+    pub fn dangerous_allow_programs<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.lifted.extend(names.into_iter().map(Into::into));
         self
     }
 
@@ -319,9 +352,23 @@ impl FullPreset {
             kernel_builder(&self, &protected_extra).build()?
         };
 
+        // Lifted entries apply to command and descriptor tools; the exec
+        // tool keeps the whole list.
+        let required = self.containment.is_some_and(|c| c.is_required());
+        if let Some(program) = self
+            .lifted
+            .iter()
+            .find(|name| jig_programs::runs_workspace_code(name))
+            .filter(|_| !required)
+        {
+            return Err(PresetError::WorkspaceCodeUncontained {
+                program: program.clone(),
+            });
+        }
+        let tool_deny = self.deny.clone().dangerous_allow(&self.lifted);
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         if self.builtins {
-            tools.extend(crate::wiring::builtin_tools(&self.deny));
+            tools.extend(crate::wiring::builtin_tools(&tool_deny));
         }
         for tool in self.command_tools {
             if tools.iter().any(|t| t.name() == tool.name()) {
@@ -359,7 +406,7 @@ impl FullPreset {
         if let Some(dir) = descriptor_dir {
             let dir = resolve_dir(&self.root, &dir);
             let reserved: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
-            let (loaded, errors) = crate::wiring::load_descriptors(&dir, &self.deny, &reserved)
+            let (loaded, errors) = crate::wiring::load_descriptors(&dir, &tool_deny, &reserved)
                 .map_err(|source| PresetError::DescriptorDir { path: dir, source })?;
             tools.extend(loaded);
             descriptor_errors = errors;
@@ -382,6 +429,7 @@ impl FullPreset {
         // same adapter.
         let guard = Arc::new(Guard {
             deny: self.deny.clone(),
+            tool_deny,
             allow_workspace_programs: self.allow_workspace_programs,
             protected: Protected::new(kernel.root(), &protected_extra)
                 .with_secrets_readable(self.secrets_readable),
@@ -401,6 +449,7 @@ impl FullPreset {
         Ok(Built {
             registry: Registry::new(kernel, tools, policy, chain, budgets, self.audit),
             descriptor_errors,
+            lifted_programs: self.lifted,
         })
     }
 }

@@ -63,7 +63,10 @@ fn utf8_or_c(value: &str) -> bool {
 /// What the run point enforces, shared by the adapters of one preset.
 #[derive(Debug)]
 pub(crate) struct Guard {
+    /// The whole deny list: the exec form's.
     pub(crate) deny: DenyList,
+    /// The deny list with the lifted entries removed: every other form's.
+    pub(crate) tool_deny: DenyList,
     pub(crate) allow_workspace_programs: bool,
     pub(crate) protected: Protected,
     /// Why git may not run, when the installed git is older than
@@ -142,7 +145,14 @@ impl Guard {
         let Some(program) = invocation.argv.first().cloned() else {
             return Err(refused("the command is empty".to_owned()));
         };
-        self.vet_program(&program, &invocation.argv, context)?;
+        // The exec form keeps the whole deny list; lifted entries are for
+        // the tools an integrator wrote.
+        let deny = if form == ToolForm::Exec {
+            &self.deny
+        } else {
+            &self.tool_deny
+        };
+        self.vet_program(deny, &program, &invocation.argv, context)?;
         if program_name(&program) == "git"
             && let Some(problem) = self
                 .git_problem
@@ -155,6 +165,14 @@ impl Guard {
         // other form (and any integrator's tool) is judged here.
         // Fail closed: a refusal here refuses every form, the preset's own
         // exec tool included (it judged the same argv by the same tables).
+        // A program the integrator lifted from the deny list for the tools
+        // they wrote (`python3 scripts/check.py {path}`) runs as their
+        // template says: its table guards the exec tool, which keeps it.
+        let lifted = form != ToolForm::Exec && self.tool_deny.is_lifted(&program);
+        if lifted {
+            self.vet_paths(&invocation, &[], form)?;
+            return Ok(invocation);
+        }
         let verdict = jig_programs::judge_argv(&invocation.argv, context)?;
         self.vet_paths(&invocation, &verdict.paths, form)?;
         if !judged_by_tables {
@@ -204,11 +222,11 @@ impl Guard {
 
     fn vet_program(
         &self,
+        deny: &DenyList,
         program: &str,
         argv: &[String],
         context: &CheckContext<'_>,
     ) -> Result<(), Refusal> {
-        let deny = &self.deny;
         let denied = |what: &str, name: &str| {
             refused(format!(
                 "`{program}` is not allowed: {what} `{name}` is on the deny list; use a tool \

@@ -67,3 +67,21 @@ pub use gitenv::{
 pub use global::without_global_options;
 pub use spec::{Judged, Lookup, Spec, judge, judge_generic, lookup};
 pub use tables::{TableExample, table_examples};
+
+/// Programs whose job is to run the workspace's own code: recipes
+/// (`make`, `just`), build scripts and package scripts (`cargo`, `npm`,
+/// `yarn`, `pnpm`, `gradle`, `mvn`, `go`), test runners that load the
+/// project's configuration (`pytest`, `tox`, `nox`), task runners (`rake`,
+/// `invoke`). No table makes them safe: lifting one from the deny list
+/// needs containment (WAVE2.md).
+pub const RUNS_WORKSPACE_CODE: &[&str] = &[
+    "make", "gmake", "just", "cargo", "npm", "yarn", "pnpm", "bun", "gradle", "gradlew", "mvn",
+    "go", "pytest", "py.test", "tox", "nox", "rake", "invoke", "bundle", "composer", "ant",
+    "cmake", "ninja", "meson", "bazel", "sbt", "deno", "poetry", "pipenv", "hatch", "uv",
+];
+
+/// Whether `name` (or its versioned family: `pytest-3`) runs the
+/// workspace's own code ([`RUNS_WORKSPACE_CODE`]).
+pub fn runs_workspace_code(name: &str) -> bool {
+    jig_lineage::family(jig_lineage::program_name(name)).any(|m| RUNS_WORKSPACE_CODE.contains(&m))
+}

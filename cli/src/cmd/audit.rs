@@ -38,6 +38,14 @@ enum Format {
 /// Prints the audit of every visible tool.
 pub(crate) fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode, CliError> {
     let built = crate::preset::build(settings)?;
+    let lifted = if built.lifted_programs.is_empty() {
+        "none".to_owned()
+    } else {
+        format!(
+            "{} (for command and descriptor tools; never the exec tool)",
+            built.lifted_programs.join(", ")
+        )
+    };
     let registry = &built.registry;
     let tools: Vec<(&dyn Tool, ToolAudit)> = registry.tools().map(|t| (t, t.audit())).collect();
     let root = registry.kernel().root().display().to_string();
@@ -90,12 +98,13 @@ pub(crate) fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode, Cli
             });
             value["containment"] = Value::String(containment);
             value["protected_paths"] = serde_json::json!(protected);
+            value["lifted_deny_entries"] = serde_json::json!(built.lifted_programs);
             value["protected_enforcement"] = Value::String(enforced.to_owned());
             value["secret_files"] = Value::String(secrets.to_owned());
             super::print_json(&value)?
         }
         Format::Text => super::print_text(&format!(
-            "containment: {containment}\nprotected paths: {} ({enforced})\nsecret files (.env, .netrc, private keys...): {secrets}\nrun point (every form's final argv): {}\nhardening added to every git run (environment only; the argv stays as written): {}; configuration {}; {GIT_PER_REPOSITORY}\n{}",
+            "containment: {containment}\nprotected paths: {} ({enforced})\nsecret files (.env, .netrc, private keys...): {secrets}\nlifted deny-list entries: {lifted}\nrun point (every form's final argv): {}\nhardening added to every git run (environment only; the argv stays as written): {}; configuration {}; {GIT_PER_REPOSITORY}\n{}",
             protected.join(", "),
             RUN_POINT_CHECKS.join("; "),
             git_env.join(" "),

@@ -66,6 +66,11 @@ pub(crate) fn render(s: &Settings) -> String {
             .map(|p| p.display().to_string()),
         &s.protected_paths.source,
     );
+    out.list(
+        "dangerous_allow_program",
+        s.lifted.value.iter().cloned(),
+        &s.lifted.source,
+    );
     out.value(
         "budgets",
         inline_table(s.budgets.value.iter()),

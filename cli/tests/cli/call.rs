@@ -437,3 +437,85 @@ fn a_program_without_a_table_is_granted_only_by_the_dangerous_flag() {
     let run = run_example(&args);
     assert_eq!(run.code, 2, "{run:?}");
 }
+
+#[test]
+fn a_deny_entry_is_lifted_only_by_the_dangerous_flag_and_never_for_exec() {
+    const PYTHON: &str = r#"{"name": "count_bytes", "description": "Count a file's bytes with Python",
+        "command": "python3 count.py {path}",
+        "arguments": {"path": {"type": "path", "description": "The file", "required": true}}}"#;
+    let tools = tools_dir(&[("count.tool.json", PYTHON)]);
+    // A workspace with the script the integrator's tool runs.
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(workspace.path().join("README.md"), "hello\n").unwrap();
+    std::fs::write(
+        workspace.path().join("count.py"),
+        "import sys\nprint(len(open(sys.argv[1], 'rb').read()))\n",
+    )
+    .unwrap();
+    let root = workspace.path().to_path_buf();
+    let base = [
+        "--root",
+        root.to_str().unwrap(),
+        "--tools",
+        tools.path().to_str().unwrap(),
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        base.iter().chain(extra).map(|s| (*s).to_owned()).collect()
+    };
+    let run = |args: Vec<String>| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_jig(&args)
+    };
+    // Without the flag the descriptor is skipped (python3 is denied).
+    let call = r#"{"path": "README.md"}"#;
+    let refused = run(with(&["call", "count_bytes", call]));
+    assert_ne!(refused.code, 0, "{refused:?}");
+    // With it, the descriptor tool runs python3.
+    let lifted = run(with(&[
+        "--dangerous-allow-program",
+        "python3",
+        "call",
+        "count_bytes",
+        call,
+    ]));
+    assert_eq!(lifted.code, 0, "{lifted:?}");
+    assert!(
+        lifted.stdout.starts_with("exit: 0\noutput: "),
+        "{}",
+        lifted.stdout
+    );
+    // The exec tool keeps the whole deny list.
+    let exec = run(with(&[
+        "--dangerous-allow-program",
+        "python3",
+        "--dangerous-exec-untabled",
+        "python3",
+        "call",
+        "exec",
+        r#"{"command":"python3 -c 1"}"#,
+    ]));
+    assert_eq!(exec.code, 2, "{exec:?}");
+    assert!(exec.stdout.contains("deny list"), "{}", exec.stdout);
+    // jig audit names the lifted entry.
+    let audit = run(with(&["--dangerous-allow-program", "python3", "audit"]));
+    assert!(
+        audit.stdout.contains("lifted deny-list entries: python3"),
+        "{}",
+        audit.stdout
+    );
+    // A program that runs the workspace's own code needs containment.
+    let make = run(with(&["--dangerous-allow-program", "make", "tools"]));
+    assert_ne!(make.code, 0, "{make:?}");
+    assert!(
+        make.stderr.contains("--require-containment"),
+        "{}",
+        make.stderr
+    );
+    let contained = run(with(&[
+        "--dangerous-allow-program",
+        "make",
+        "--require-containment",
+        "tools",
+    ]));
+    assert_eq!(contained.code, 0, "{contained:?}");
+}

@@ -178,6 +178,12 @@ pub(crate) fn run(settings: &Settings, args: &McpArgs) -> Result<ExitCode, CliEr
     } else {
         tracing::warn!(containment = %confinement, "commands are not fully contained");
     }
+    if !built.lifted_programs.is_empty() {
+        tracing::warn!(
+            lifted = %built.lifted_programs.join(","),
+            "deny-list entries lifted for command and descriptor tools (never the exec tool)"
+        );
+    }
     let server = JigServer::new(built.registry, Calls::new(options.max_in_flight))?;
     // The async side only moves JSON: every call runs on the blocking pool,
     // so one async thread is enough and saves a cross-thread wake-up per
