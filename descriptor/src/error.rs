@@ -91,6 +91,15 @@ pub enum Problem {
         /// What the table found.
         finding: jig_programs::Finding,
     },
+    /// A `text` slot without `enum` or `pattern` sits where the program
+    /// reads its own language.
+    #[error(
+        "slot {slot:?} is a text slot where the program reads its own language (a sed script): a phrase there can be a command; give it an \"enum\" or a \"pattern\", or make it a string slot"
+    )]
+    TextInLanguage {
+        /// The slot.
+        slot: String,
+    },
     /// The name is taken by a built-in (or otherwise reserved) tool.
     #[error("the name {name:?} is taken by a built-in tool; choose another name")]
     Reserved {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use jig_lineage::{
     CommandSpec, CommandTool, DenyList, SlotName, SlotType, SpecError, Token, Tool, ToolForm,
-    unescape_pointer_segment,
+    escape_pointer_segment, unescape_pointer_segment,
 };
 use serde_json::Value;
 
@@ -212,14 +212,67 @@ pub fn parse_str(text: &str, path: &Path, deny: &DenyList) -> Result<CommandTool
         judge_fixed(&tool).map_err(|finding| {
             at_pointer(path, text, "/command", Problem::ProgramRefused { finding })
         })?;
+        if let Some(slot) = text_in_language(&tool) {
+            let pointer = format!("/arguments/{}", escape_pointer_segment(&slot));
+            return Err(at_pointer(
+                path,
+                text,
+                &pointer,
+                Problem::TextInLanguage { slot },
+            ));
+        }
     }
     Ok(tool)
+}
+
+/// A `text` slot without `enum` or `pattern` in a position where the
+/// program reads its own language (a sed script): the first such slot.
+fn text_in_language(tool: &CommandTool) -> Option<String> {
+    let spec = tool.spec();
+    let (argv, _) = probe_argv(tool);
+    for (index, token) in tool.template().tokens().iter().enumerate() {
+        let Token::Slot {
+            prefix,
+            name,
+            suffix,
+        } = token
+        else {
+            continue;
+        };
+        let free_text = spec.slots.iter().any(|(n, slot)| {
+            n == name.as_str()
+                && slot.kind == SlotType::Text
+                && slot.choices.is_none()
+                && slot.pattern.is_none()
+        });
+        if !free_text {
+            continue;
+        }
+        let feeds = jig_programs::LANGUAGE_PROBES.iter().any(|probe| {
+            let mut probed = argv.clone();
+            if let Some(word) = probed.get_mut(index) {
+                *word = format!("{prefix}{probe}{suffix}");
+            }
+            jig_programs::refuses_word(&probed, index)
+        });
+        if feeds {
+            return Some(name.as_str().to_owned());
+        }
+    }
+    None
 }
 
 /// The template's fixed tokens, judged by its program's table
 /// ([`jig_programs::judge_fixed`]), with each slot filled by a probe value
 /// (its default, its first choice, or a plain word).
 fn judge_fixed(tool: &CommandTool) -> Result<(), jig_programs::Finding> {
+    let (argv, fixed) = probe_argv(tool);
+    jig_programs::judge_fixed(&argv, &fixed)
+}
+
+/// The template with each slot filled by a probe value (its default, its
+/// first choice, or a plain word), and which words are the template's own.
+fn probe_argv(tool: &CommandTool) -> (Vec<String>, Vec<bool>) {
     let spec = tool.spec();
     let probe = |name: &SlotName| -> String {
         let slot = spec
@@ -255,10 +308,13 @@ fn judge_fixed(tool: &CommandTool) -> Result<(), jig_programs::Finding> {
                 argv.push(format!("{prefix}{}{suffix}", probe(name)));
                 fixed.push(false);
             }
-            _ => return Ok(()),
+            _ => {
+                argv.push(String::new());
+                fixed.push(false);
+            }
         }
     }
-    jig_programs::judge_fixed(&argv, &fixed)
+    (argv, fixed)
 }
 
 fn check_schema(text: &str, path: &Path, value: &Value) -> Result<(), DescriptorError> {

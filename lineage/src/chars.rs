@@ -25,6 +25,19 @@ pub(crate) fn first_refused(value: &str) -> Option<(char, CharClass)> {
         .find_map(|c| classify(c).map(|class| (c, class)))
 }
 
+/// The first character of `value` a `text` slot refuses (the phrase rule):
+/// line breaks, whitespace other than the space, control and invisible
+/// characters. Spaces, quotes and shell punctuation are allowed: the value
+/// is one argument and no shell reads it.
+pub(crate) fn first_refused_in_text(value: &str) -> Option<(char, CharClass)> {
+    value.chars().find_map(|c| match classify(c) {
+        Some(CharClass::Space | CharClass::Quote | CharClass::Chain)
+        | Some(CharClass::Substitution | CharClass::Redirect)
+        | None => None,
+        Some(class) => Some((c, class)),
+    })
+}
+
 fn classify(c: char) -> Option<CharClass> {
     Some(match c {
         ' ' => CharClass::Space,

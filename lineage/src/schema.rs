@@ -9,6 +9,8 @@ use crate::value::{Slot, coerce};
 /// What a path slot's description says, so the model knows where paths
 /// start.
 const PATH_NOTE: &str = "a path inside the workspace, relative to its root";
+/// What a `text` slot's schema says of its value.
+const TEXT_NOTE: &str = "a phrase, passed as one argument";
 
 /// `{"type": "object", "properties": ..., "required": [...],
 /// "additionalProperties": false}`, properties in declaration order.
@@ -41,6 +43,8 @@ fn slot_schema(slot: &Slot) -> Value {
     let description = match (spec.kind, spec.description.as_str()) {
         (SlotType::Path, "") => capitalized(PATH_NOTE),
         (SlotType::Path, text) => format!("{text} ({PATH_NOTE})"),
+        (SlotType::Text, "") => capitalized(TEXT_NOTE),
+        (SlotType::Text, text) => format!("{text} ({TEXT_NOTE})"),
         (_, text) => text.to_owned(),
     };
     if !description.is_empty() {

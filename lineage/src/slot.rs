@@ -15,15 +15,21 @@ pub enum SlotType {
     Number,
     /// A path that must stay inside the workspace root.
     Path,
+    /// A phrase, passed as one argument: spaces, quotes and shell
+    /// punctuation are allowed (no shell ever reads it); control
+    /// characters, line and paragraph separators, invisible and bidi
+    /// characters and a leading `-` are still refused.
+    Text,
 }
 
 impl SlotType {
-    /// `string`, `number` or `path`.
+    /// `string`, `number`, `path` or `text`.
     pub fn as_str(self) -> &'static str {
         match self {
             SlotType::String => "string",
             SlotType::Number => "number",
             SlotType::Path => "path",
+            SlotType::Text => "text",
         }
     }
 }

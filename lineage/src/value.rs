@@ -218,7 +218,12 @@ impl Slot {
                 hint: self.described(),
             });
         }
-        if let Some((c, class)) = chars::first_refused(&text) {
+        let refused = if self.spec.kind == SlotType::Text {
+            chars::first_refused_in_text(&text)
+        } else {
+            chars::first_refused(&text)
+        };
+        if let Some((c, class)) = refused {
             return Err(SlotProblem::Character {
                 slot: slot(),
                 character: chars::describe(c),

@@ -171,3 +171,26 @@ fn bundled(token: &str, option: &str) -> bool {
     };
     !flags.starts_with('-') && letter.chars().count() == 1 && flags.contains(letter)
 }
+
+/// Values a `text` slot accepts (a phrase: spaces allowed) that a program
+/// reading a language in that position runs as a command: a sed script
+/// that writes a file or runs a command.
+pub const LANGUAGE_PROBES: &[&str] = &["1w /tmp/jig-probe", "1e id", "1r /etc/passwd"];
+
+/// Whether the program's table refuses `argv` because of the word at
+/// `index` (the slot's position filled with a probe): the position is read
+/// as the program's own language. Pure.
+pub fn refuses_word(argv: &[String], index: usize) -> bool {
+    let (Some((program, args)), Some(word)) = (argv.split_first(), argv.get(index)) else {
+        return false;
+    };
+    let name = program_name(program);
+    let Lookup::Spec(spec) = spec::lookup(name) else {
+        return false;
+    };
+    match spec::judge(name, spec, args) {
+        Err(Finding::Operand { operand, .. }) => operand == *word,
+        Err(Finding::Option { option, .. }) => word.starts_with(option.as_str()),
+        _ => false,
+    }
+}

@@ -56,7 +56,10 @@ mod options;
 mod spec;
 mod tables;
 
-pub use argv::{HARDENING_ARGS, ProgramVerdict, Untabled, judge_argv, judge_command, judge_fixed};
+pub use argv::{
+    HARDENING_ARGS, LANGUAGE_PROBES, ProgramVerdict, Untabled, judge_argv, judge_command,
+    judge_fixed, refuses_word,
+};
 pub use class::{CommandClass, classify};
 pub use finding::Finding;
 pub use gitenv::{

@@ -83,3 +83,36 @@ fn a_refusal_that_names_a_slot_is_left_to_the_run() {
                    "path": {"type": "path", "required": true}}"#;
     load("sed -n {range}p {path}", free).unwrap();
 }
+
+#[test]
+fn a_text_slot_where_the_program_reads_a_language_is_613() {
+    let text = r#"{"script": {"type": "text", "required": true},
+                   "path": {"type": "path", "required": true}}"#;
+    let error = parse_str(
+        &descriptor("sed -n {script} {path}", text),
+        Path::new("t.tool.json"),
+        &DenyList::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(*error.problem, Problem::TextInLanguage { ref slot } if slot == "script"),
+        "{error}"
+    );
+    // With a pattern it loads; a text slot where grep reads a pattern loads.
+    let constrained = r#"{"script": {"type": "text", "required": true, "pattern": "^[0-9]+p$"},
+                          "path": {"type": "path", "required": true}}"#;
+    parse_str(
+        &descriptor("sed -n {script} {path}", constrained),
+        Path::new("t.tool.json"),
+        &DenyList::default(),
+    )
+    .unwrap();
+    let phrase = r#"{"phrase": {"type": "text", "required": true},
+                     "path": {"type": "path", "default": "."}}"#;
+    parse_str(
+        &descriptor("grep -rnF -e {phrase} -- {path}", phrase),
+        Path::new("t.tool.json"),
+        &DenyList::default(),
+    )
+    .unwrap();
+}

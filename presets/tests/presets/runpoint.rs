@@ -795,3 +795,52 @@ fn a_fifo_in_the_configuration_never_blocks_jig() {
     assert_eq!(refusal.layer.as_str(), "run.path", "{}", refusal.message);
     assert!(!root.join("textconv-ran").exists());
 }
+
+#[test]
+fn a_text_slot_carries_a_phrase_as_one_argument() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    std::fs::write(
+        root.join("quotes.txt"),
+        "don't panic\nfn main() {}\n$HOME; rm -rf x\n",
+    )
+    .unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tools.path().join("phrase.tool.json"),
+        r#"{"name": "find_phrase", "description": "Lines holding a phrase",
+            "command": "grep -rnF -e {phrase} -- {path}",
+            "arguments": {"phrase": {"type": "text", "description": "The phrase", "required": true},
+                          "path": {"type": "path", "default": "quotes.txt"}}}"#,
+    )
+    .unwrap();
+    let registry = FullPreset::new(root)
+        .with_descriptor_dir(tools.path())
+        .build()
+        .unwrap()
+        .registry;
+    let schema = registry.tool("find_phrase").unwrap().input_schema().clone();
+    assert!(
+        schema["properties"]["phrase"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("a phrase, passed as one argument"),
+        "{schema}"
+    );
+    for (phrase, line) in [
+        ("don't", "1:don't panic"),
+        ("fn main", "2:fn main() {}"),
+        ("$HOME; rm", "3:$HOME; rm -rf x"),
+    ] {
+        let result = registry.dispatch("find_phrase", &json!({ "phrase": phrase }));
+        let outcome = result
+            .outcome()
+            .unwrap_or_else(|| panic!("{}", result.text()));
+        assert_eq!(outcome.output.text().trim(), line, "{phrase}");
+    }
+    for phrase in ["-e x", "a\nb", "a\u{202e}b", "tab\there"] {
+        let result = registry.dispatch("find_phrase", &json!({ "phrase": phrase }));
+        assert_eq!(refusal(&result).code, ErrorCode::SlotInvalid, "{phrase:?}");
+    }
+    assert!(root.join("quotes.txt").exists());
+}
