@@ -108,7 +108,7 @@ fn collect(
     if depth >= MAX_DEPTH {
         return;
     }
-    let Ok(mut file) = std::fs::File::open(&canonical) else {
+    let Some(mut file) = open_regular(&canonical) else {
         return;
     };
     let mut head = vec![0u8; 4096];
@@ -125,10 +125,23 @@ fn collect(
 
 /// The interpreter a `#!` script names (its first word), if `path` is one.
 pub fn script_interpreter(path: &Path) -> Option<PathBuf> {
-    let mut file = std::fs::File::open(path).ok()?;
+    let mut file = open_regular(path)?;
     let mut head = [0u8; 256];
     let len = read_up_to(&mut file, &mut head).ok()?;
     shebang(head.get(..len)?)
+}
+
+/// Opens `path` for reading only if it is a regular file: opened without
+/// blocking (a FIFO swapped in after a check would otherwise block the
+/// opener until a writer comes) and checked on the open descriptor.
+fn open_regular(path: &Path) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    file.metadata().ok()?.is_file().then_some(file)
 }
 
 fn read_up_to(file: &mut std::fs::File, buffer: &mut [u8]) -> std::io::Result<usize> {
@@ -264,5 +277,22 @@ mod tests {
         let file = dir.path().join("g");
         std::fs::write(&file, b"\x7fELF\x02\x01\x01\xff\xff").unwrap();
         assert_eq!(executed_files(&file).len(), 1);
+    }
+}
+
+#[cfg(test)]
+mod open_tests {
+    use super::script_interpreter;
+
+    #[test]
+    fn a_fifo_is_never_opened_for_its_first_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("prog");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        // Returns at once (no writer ever comes) and finds nothing.
+        assert_eq!(script_interpreter(&fifo), None);
+        let script = dir.path().join("script");
+        std::fs::write(&script, "#!/bin/sh\necho\n").unwrap();
+        assert_eq!(script_interpreter(&script), Some("/bin/sh".into()));
     }
 }
