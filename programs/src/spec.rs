@@ -233,6 +233,11 @@ pub fn judge_generic(program: &str, args: &[String]) -> Result<Judged, Finding> 
     judged.options(program, &walked)?;
     for operand in walked.operands() {
         judged.path(program, operand)?;
+        // `@FILE` is a response file for many programs (binutils, gcc,
+        // javac...): its arguments are read from FILE, which is confined too.
+        if let Some(file) = operand.strip_prefix('@').filter(|f| !f.is_empty()) {
+            judged.path(program, file)?;
+        }
     }
     Ok(judged)
 }

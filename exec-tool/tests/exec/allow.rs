@@ -105,6 +105,26 @@ fn a_program_without_a_table_is_granted_only_the_dangerous_way() {
             .unwrap();
         assert!(granted.allows(name));
     }
+    // Granted the dangerous way, operands are still confined, response
+    // files (`@FILE`, read by binutils) included.
+    let ws = Workspace::new();
+    let tool = ExecTool::builder()
+        .allow(
+            AllowList::new(Vec::<String>::new())
+                .unwrap()
+                .dangerous_allow_untabled(["strings"])
+                .unwrap(),
+        )
+        .build();
+    for command in [
+        "strings /etc/passwd",
+        "strings @/etc/passwd",
+        "strings -f @../x",
+    ] {
+        let refusal = ws.check(&tool, command).unwrap_err();
+        assert_eq!(refusal.layer.as_str(), "exec.path", "{command}");
+    }
+    ws.check(&tool, "strings README.md").unwrap();
     // Every program of the default list, and the writing ones integrators
     // plausibly grant, have tables.
     for name in jig_exec_tool::DEFAULT_READ_ONLY

@@ -15,6 +15,17 @@ use serde_json::{Value, json};
 
 use crate::Fixture;
 
+/// A descriptor tool that writes: it copies a file to a path slot.
+const COPY_TOOL: &str = r#"{
+  "name": "copy",
+  "description": "Copy a file",
+  "command": "cp {from} {to}",
+  "arguments": {
+    "from": {"type": "path", "description": "Source", "required": true},
+    "to": {"type": "path", "description": "Destination", "required": true}
+  }
+}"#;
+
 fn refusal(result: &ToolResult) -> &Refusal {
     result
         .refusal()
@@ -384,19 +395,7 @@ fn protected_paths_are_never_written_and_secrets_never_read() {
     std::fs::write(root.join(".env"), "API_KEY=secret\n").unwrap();
     std::fs::write(root.join(".env.example"), "API_KEY=\n").unwrap();
     let tools = tempfile::tempdir().unwrap();
-    std::fs::write(
-        tools.path().join("copy.tool.json"),
-        r#"{
-  "name": "copy",
-  "description": "Copy a file",
-  "command": "cp {from} {to}",
-  "arguments": {
-    "from": {"type": "path", "description": "Source", "required": true},
-    "to": {"type": "path", "description": "Destination", "required": true}
-  }
-}"#,
-    )
-    .unwrap();
+    std::fs::write(tools.path().join("copy.tool.json"), COPY_TOOL).unwrap();
     let build = |secrets: bool| {
         let preset = FullPreset::new(root)
             .with_descriptor_dir(tools.path())
@@ -480,13 +479,7 @@ fn a_tools_folder_inside_the_workspace_is_never_written() {
     let root = fixture.root();
     let tools = root.join("agent-tools");
     std::fs::create_dir_all(&tools).unwrap();
-    std::fs::write(
-        tools.join("copy.tool.json"),
-        r#"{"name": "copy", "description": "Copy a file", "command": "cp {from} {to}",
-            "arguments": {"from": {"type": "path", "required": true},
-                          "to": {"type": "path", "required": true}}}"#,
-    )
-    .unwrap();
+    std::fs::write(tools.join("copy.tool.json"), COPY_TOOL).unwrap();
     let registry = FullPreset::new(root)
         .with_descriptor_dir(&tools)
         .with_exec(ExecConfig::default().allow(AllowList::new(["cp", "tee"]).unwrap()))
@@ -589,13 +582,7 @@ fn a_hooks_folder_named_by_the_repositorys_configuration_is_protected() {
     git(&["config", "include.path", "../extra.cfg"]);
     std::fs::create_dir(root.join(".githooks")).unwrap();
     let tools = tempfile::tempdir().unwrap();
-    std::fs::write(
-        tools.path().join("copy.tool.json"),
-        r#"{"name": "copy", "description": "Copy a file", "command": "cp {from} {to}",
-            "arguments": {"from": {"type": "path", "required": true},
-                          "to": {"type": "path", "required": true}}}"#,
-    )
-    .unwrap();
+    std::fs::write(tools.path().join("copy.tool.json"), COPY_TOOL).unwrap();
     let registry = FullPreset::new(root)
         .with_descriptor_dir(tools.path())
         .with_exec(ExecConfig::default().allow(AllowList::new(["cp"]).unwrap()))
