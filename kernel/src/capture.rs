@@ -42,18 +42,32 @@ impl Output {
     /// The output rendered for a model, with `[... N bytes omitted ...]`
     /// where the middle was cut.
     pub fn text(&self) -> String {
-        let mut text = render_safe(&self.head);
+        let mut text = String::with_capacity(self.rendered_len_hint());
+        self.write_text(&mut text);
+        text
+    }
+
+    /// About how many bytes [`text`](Self::text) takes (exact unless
+    /// control bytes or invalid UTF-8 are replaced).
+    pub(crate) fn rendered_len_hint(&self) -> usize {
+        self.head.len() + self.tail.len() + if self.is_truncated() { 48 } else { 0 }
+    }
+
+    /// Appends [`text`](Self::text) to `text`, rendering the kept bytes
+    /// straight into it (no copy of the output in between, so a call's
+    /// memory stays within the capture and its one rendering).
+    pub(crate) fn write_text(&self, text: &mut String) {
+        let start = text.len();
+        push_safe(text, &self.head);
         if self.is_truncated() {
-            if !text.is_empty() && !text.ends_with('\n') {
+            if text.len() > start && !text.ends_with('\n') {
                 text.push('\n');
             }
-            text.push_str(&format!(
-                "[... {} bytes omitted ...]\n",
-                self.dropped_bytes()
-            ));
+            text.push_str("[... ");
+            text.push_str(&self.dropped_bytes().to_string());
+            text.push_str(" bytes omitted ...]\n");
         }
-        text.push_str(&render_safe(&self.tail));
-        text
+        push_safe(text, &self.tail);
     }
 }
 
@@ -118,12 +132,11 @@ impl Capture {
 
     /// The kept head and tail, cut on UTF-8 character boundaries.
     pub(crate) fn finish(self) -> Output {
-        let mut tail = Vec::with_capacity(self.ring.len());
-        if self.ring.len() == self.ring_cap && self.ring_pos > 0 {
-            tail.extend_from_slice(&self.ring[self.ring_pos..]);
-            tail.extend_from_slice(&self.ring[..self.ring_pos]);
-        } else {
-            tail.extend_from_slice(&self.ring);
+        // The ring's oldest byte first, rotated in place: no second copy of
+        // the tail while the ring is alive.
+        let mut tail = self.ring;
+        if tail.len() == self.ring_cap && self.ring_pos > 0 {
+            tail.rotate_left(self.ring_pos);
         }
         let mut head = self.head;
         let kept = (head.len() + tail.len()) as u64;
@@ -175,18 +188,41 @@ fn utf8_safe_start(bytes: &[u8]) -> usize {
         .count()
 }
 
-/// Renders bytes as text a model (or a terminal) can read safely.
-fn render_safe(bytes: &[u8]) -> String {
-    let lossy = String::from_utf8_lossy(bytes);
-    lossy
-        .chars()
-        .map(|c| match c {
-            '\n' | '\t' | '\r' => c,
-            '\u{0}'..='\u{1F}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}'),
-            '\u{7F}' => '\u{2421}',
-            other => other,
-        })
-        .collect()
+/// Appends `bytes` to `out` as text a model (or a terminal) can read
+/// safely: invalid UTF-8 becomes U+FFFD (one per invalid sequence, as
+/// `String::from_utf8_lossy` does), control characters other than newline,
+/// tab and carriage return become their Unicode pictures. Valid runs are
+/// copied whole.
+fn push_safe(out: &mut String, bytes: &[u8]) {
+    for chunk in bytes.utf8_chunks() {
+        let mut rest = chunk.valid();
+        while let Some(at) = rest.bytes().position(needs_picture) {
+            out.push_str(&rest[..at]);
+            let byte = rest.as_bytes()[at];
+            out.push(picture(byte));
+            // A control character is one ASCII byte: `at + 1` is a
+            // character boundary.
+            rest = &rest[at + 1..];
+        }
+        out.push_str(rest);
+        if !chunk.invalid().is_empty() {
+            out.push('\u{FFFD}');
+        }
+    }
+}
+
+/// Whether an ASCII byte is a control character shown as its picture.
+fn needs_picture(byte: u8) -> bool {
+    (byte < 0x20 && !matches!(byte, b'\n' | b'\t' | b'\r')) || byte == 0x7F
+}
+
+/// The Unicode picture of a control byte (`␀` for NUL, `␡` for DEL).
+fn picture(byte: u8) -> char {
+    if byte == 0x7F {
+        '\u{2421}'
+    } else {
+        char::from_u32(0x2400 + u32::from(byte)).unwrap_or('\u{FFFD}')
+    }
 }
 
 #[cfg(test)]
@@ -251,6 +287,36 @@ mod tests {
                     output.dropped_bytes() + kept.len() as u64,
                     text.len() as u64
                 );
+            }
+        }
+    }
+
+    /// The rendering as first written: a lossy copy, then one character
+    /// at a time.
+    fn render_by_chars(bytes: &[u8]) -> String {
+        String::from_utf8_lossy(bytes)
+            .chars()
+            .map(|c| match c {
+                '\n' | '\t' | '\r' => c,
+                '\u{0}'..='\u{1F}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}'),
+                '\u{7F}' => '\u{2421}',
+                other => other,
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn rendering_in_place_matches_rendering_by_characters(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            text in "\\PC{0,40}",
+        ) {
+            let mut mixed = bytes.clone();
+            mixed.extend_from_slice(text.as_bytes());
+            for input in [&bytes, &mixed] {
+                let mut out = String::new();
+                push_safe(&mut out, input);
+                proptest::prop_assert_eq!(out, render_by_chars(input));
             }
         }
     }

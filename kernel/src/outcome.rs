@@ -96,7 +96,11 @@ impl Outcome {
                 format!("signal {signal} ({})", signal_name(signal))
             }
         };
-        let mut text = format!("exit: {exit}\noutput: {}", self.output.text());
+        let mut text = String::with_capacity(exit.len() + 16 + self.output.rendered_len_hint());
+        text.push_str("exit: ");
+        text.push_str(&exit);
+        text.push_str("\noutput: ");
+        self.output.write_text(&mut text);
         if self.output_held_open {
             if !text.ends_with('\n') {
                 text.push('\n');

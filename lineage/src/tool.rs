@@ -200,6 +200,15 @@ impl ToolResult {
         }
     }
 
+    /// The one string the model reads, taking the result: the captured
+    /// output is freed as soon as it is rendered, so a call's memory peaks
+    /// at the capture and its one rendering (about twice the output budget).
+    pub fn into_text(self) -> String {
+        let text = self.text();
+        drop(self);
+        text
+    }
+
     /// The refusal, if the call was refused.
     pub fn refusal(&self) -> Option<&Refusal> {
         match self {

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use clap::Args;
 use jig_agent::{
-    Action, AgentLoop, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_ROUNDS, Event, Mode, OpenAiClient,
-    OpenAiConfig, StopReason,
+    Action, AgentLoop, ChatError, ChatModel, DEFAULT_MAX_RESULT_BYTES, DEFAULT_MAX_ROUNDS, Event,
+    Message, Mode, OpenAiClient, OpenAiConfig, StopReason,
 };
 
 use jig_kernel::CancelToken;
@@ -103,7 +103,7 @@ pub(crate) fn run(settings: &Settings, args: &AgentArgs) -> Result<ExitCode, Cli
     if let Some(var) = &args.api_key_env {
         config = config.with_api_key(api_key(var)?);
     }
-    let mut client = OpenAiClient::new(config);
+    let client = OpenAiClient::new(config);
     let built = crate::preset::build(settings)?;
     let mode = if args.native {
         Mode::Native
@@ -117,8 +117,14 @@ pub(crate) fn run(settings: &Settings, args: &AgentArgs) -> Result<ExitCode, Cli
         token: token.clone(),
     };
     // A termination signal cancels the running command through the kernel;
-    // the loop is not waited for past a short bound (it may be waiting on
-    // the model), and a later call would find the token cancelled.
+    // the model is not asked again (`UntilStopped`), the loop is not waited
+    // for past a short bound (it may be waiting on the model), and a later
+    // call would find the token cancelled.
+    let mut client = UntilStopped {
+        model: client,
+        token: token.clone(),
+        endpoint: args.endpoint.clone(),
+    };
     let (done, stop) = signals::run_cancellable(&token, STOP_WAIT, move || {
         let agent = AgentLoop::new(&dispatcher)
             .with_mode(mode)
@@ -154,8 +160,31 @@ pub(crate) fn run(settings: &Settings, args: &AgentArgs) -> Result<ExitCode, Cli
     }))
 }
 
-/// How long the loop gets to return after a termination signal.
-const STOP_WAIT: Duration = Duration::from_secs(10);
+/// How long the loop gets to return after a termination signal (the
+/// kernel ends a cancelled command within its grace period; a request to the
+/// model in flight is not waited for).
+const STOP_WAIT: Duration = Duration::from_secs(3);
+
+/// The model, asked only while no termination signal has cancelled the run:
+/// after one, the loop ends at its next turn instead of sending the model
+/// the cancelled command's result.
+struct UntilStopped<M> {
+    model: M,
+    token: CancelToken,
+    endpoint: String,
+}
+
+impl<M: ChatModel> ChatModel for UntilStopped<M> {
+    fn complete(&mut self, messages: &[Message], tools: &[ToolInfo]) -> Result<Message, ChatError> {
+        if self.token.is_cancelled() {
+            return Err(ChatError::Transport {
+                endpoint: self.endpoint.clone(),
+                message: "not asked: jig is stopping on a termination signal".to_owned(),
+            });
+        }
+        self.model.complete(messages, tools)
+    }
+}
 
 /// The registry, every call of it holding one cancel token.
 struct Cancellable {

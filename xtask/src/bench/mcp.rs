@@ -4,6 +4,10 @@
 //! (`echo hello`), and the peak memory of both servers. The 500 measured
 //! calls per server are made in rounds that alternate between the servers.
 //!
+//! Then the throughput of both with [`CONCURRENCY`] calls in flight (again
+//! in alternating rounds), and jig's resident memory after a soak of mixed
+//! calls (a word, a long output cut to the budget, a refused value).
+//!
 //! Needs the workspace's `.venv` (created by `.ci/run`, with the `mcp`
 //! package) for the client, and PyPI for `mcp-shell-server`, which is
 //! installed into a temporary virtual environment for the run.
@@ -25,6 +29,23 @@ const CALLS: usize = 500;
 /// servers, so that a change in the machine's load (CI, other work) weighs
 /// on both alike.
 const ROUNDS: usize = 5;
+
+/// Calls in flight for the throughput figure.
+const CONCURRENCY: usize = 32;
+/// Calls per server and round for the throughput figure.
+const THROUGHPUT_CALLS: usize = 400;
+/// Rounds of the throughput figure, alternating between the servers.
+const THROUGHPUT_ROUNDS: usize = 3;
+/// Calls of the soak after which jig's resident memory is read.
+const SOAK_CALLS: usize = 6000;
+
+/// A descriptor tool with a long output (cut to the output budget).
+const COUNT_TOOL: &str = r#"{
+  "name": "count_to",
+  "description": "Print the numbers from 1 to N",
+  "command": "seq {count}",
+  "arguments": {"count": {"type": "number", "description": "The last number", "required": true}}
+}"#;
 
 /// The descriptor tool jig serves for the benchmark.
 const ECHO_TOOL: &str = r#"{
@@ -59,8 +80,9 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     std::fs::write(tools.join("echo_text.tool.json"), ECHO_TOOL).map_err(|e| e.to_string())?;
+    std::fs::write(tools.join("count_to.tool.json"), COUNT_TOOL).map_err(|e| e.to_string())?;
     let shell_server = install_shell_server(scratch)?;
-    let client = root.join("cli/tests/python/mcp_client.py");
+    let script = root.join("cli/tests/python/mcp_client.py");
     let workspace_arg = workspace.display().to_string();
 
     let jig_server = [
@@ -80,7 +102,7 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
     for _ in 0..ROUNDS {
         ours.add(measure(
             python,
-            &client,
+            &script,
             "echo_text",
             &jig_arguments,
             &[],
@@ -88,7 +110,7 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
         )?);
         theirs.add(measure(
             python,
-            &client,
+            &script,
             "shell_execute",
             &shell_arguments,
             &["ALLOW_COMMANDS=echo"],
@@ -116,7 +138,142 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
     );
     figures.add("mcp.jig_peak_rss_mib", ours.peak_rss_mib, "MiB");
     figures.add("mcp.shell_server_peak_rss_mib", theirs.peak_rss_mib, "MiB");
+
+    let client = Client {
+        python,
+        script: &script,
+    };
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..THROUGHPUT_ROUNDS {
+        let calls = serde_json::json!([["echo_text", jig_arguments]]);
+        ours.push(client.load(&calls, THROUGHPUT_CALLS, &[], &jig_server)?);
+        let calls = serde_json::json!([["shell_execute", shell_arguments]]);
+        theirs.push(client.load(
+            &calls,
+            THROUGHPUT_CALLS,
+            &["ALLOW_COMMANDS=echo"],
+            &shell_command,
+        )?);
+    }
+    let rate = |loads: &[Load]| -> Result<f64, String> {
+        if let Some(failed) = loads.iter().find(|load| load.errors > 0) {
+            return Err(format!(
+                "{} of the throughput calls failed ({})",
+                failed.errors, failed.sample
+            ));
+        }
+        let calls: usize = loads.iter().map(|load| load.calls).sum();
+        let seconds: f64 = loads.iter().map(|load| load.seconds).sum();
+        Ok(calls as f64 / seconds)
+    };
+    let (ours_rate, theirs_rate) = (rate(&ours)?, rate(&theirs)?);
+    figures.add("mcp.jig_calls_per_s_32_in_flight", ours_rate, "calls/s");
+    figures.add(
+        "mcp.shell_server_calls_per_s_32_in_flight",
+        theirs_rate,
+        "calls/s",
+    );
+    figures.add(
+        "mcp.throughput_ratio_vs_mcp_shell_server",
+        ours_rate / theirs_rate,
+        "ratio",
+    );
+
+    let mixed = serde_json::json!([
+        ["echo_text", {"text": "hello"}],
+        ["count_to", {"count": 200_000}],
+        ["echo_text", {"text": "not;a;word"}],
+    ]);
+    let soak = client.load(&mixed, SOAK_CALLS, &[], &jig_server)?;
+    // Every third call is refused (614), nothing else fails.
+    if soak.errors != SOAK_CALLS / 3 {
+        return Err(format!(
+            "the soak expected {} refusals, got {}",
+            SOAK_CALLS / 3,
+            soak.errors
+        ));
+    }
+    figures.add(
+        "mcp.soak_calls_per_s",
+        soak.calls as f64 / soak.seconds,
+        "calls/s",
+    );
+    figures.add("mcp.rss_after_soak_mib", soak.rss_kib / 1024.0, "MiB");
+    figures.add("mcp.soak_peak_rss_mib", soak.peak_rss_kib / 1024.0, "MiB");
     Ok(())
+}
+
+/// The Python MCP client script and the interpreter that runs it.
+struct Client<'a> {
+    python: &'a Path,
+    script: &'a Path,
+}
+
+/// What one run of the client's load mode reported.
+struct Load {
+    calls: usize,
+    errors: usize,
+    seconds: f64,
+    sample: String,
+    rss_kib: f64,
+    peak_rss_kib: f64,
+}
+
+impl Client<'_> {
+    /// Runs the client's load mode: `total` calls cycling through `calls`
+    /// (a JSON list of `[name, arguments]`), [`CONCURRENCY`] in flight.
+    fn load(
+        &self,
+        calls: &Value,
+        total: usize,
+        env: &[&str],
+        server: &[String],
+    ) -> Result<Load, String> {
+        let mut command = Command::new(self.python);
+        command
+            .arg(self.script)
+            .arg("load")
+            .arg("--calls")
+            .arg(calls.to_string())
+            .args(["--total", &total.to_string()])
+            .args(["--concurrency", &CONCURRENCY.to_string()])
+            .args(["--warmup", &WARMUP.to_string()])
+            .arg("--quiet-server");
+        for pair in env {
+            command.args(["--env", pair]);
+        }
+        command.arg("--").args(server);
+        let report = client_report(&mut command, server)?;
+        let number = |key: &str| {
+            report[key]
+                .as_f64()
+                .ok_or_else(|| format!("the load report has no {key}: {report}"))
+        };
+        Ok(Load {
+            calls: number("calls")? as usize,
+            errors: number("errors")? as usize,
+            seconds: number("seconds")?,
+            sample: report["sample"].as_str().unwrap_or_default().to_owned(),
+            rss_kib: number("server_rss_kib")?,
+            peak_rss_kib: number("server_peak_rss_kib")?,
+        })
+    }
+}
+
+/// Runs the client and reads the JSON object it prints.
+fn client_report(command: &mut Command, server: &[String]) -> Result<Value, String> {
+    let output = command
+        .output()
+        .map_err(|e| format!("the MCP client: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "the MCP client failed against {}: {}",
+            server.first().map_or("", String::as_str),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("the MCP client's report is not JSON: {e}"))
 }
 
 /// The workspace root (xtask's parent folder).
@@ -208,18 +365,7 @@ fn measure(
         command.args(["--env", pair]);
     }
     command.arg("--").args(server);
-    let output = command
-        .output()
-        .map_err(|e| format!("the MCP client: {e}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "the MCP client failed against {}: {}",
-            server.first().map_or("", String::as_str),
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    let report: Value = serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("the MCP client's report is not JSON: {e}"))?;
+    let report = client_report(&mut command, server)?;
     let latencies_ms: Vec<f64> = report["latencies_ms"]
         .as_array()
         .ok_or("the report has no latencies")?

@@ -474,10 +474,10 @@ impl ServerHandler for JigServer {
             .await?;
         let result = match result {
             Called::Dispatched(result) if matches!(*result, ToolResult::Ran { .. }) => {
-                CallToolResult::success(vec![ContentBlock::text(result.text())])
+                CallToolResult::success(vec![ContentBlock::text((*result).into_text())])
             }
             Called::Dispatched(result) => {
-                CallToolResult::error(vec![ContentBlock::text(result.text())])
+                CallToolResult::error(vec![ContentBlock::text((*result).into_text())])
             }
             Called::NotStarted(why) => CallToolResult::error(vec![ContentBlock::text(format!(
                 "cancelled before it started: {why}; nothing ran"
