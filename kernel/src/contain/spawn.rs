@@ -191,6 +191,211 @@ pub(crate) fn clone_child(plan: &ChildPlan<'_>) -> std::io::Result<libc::pid_t> 
     libc::pid_t::try_from(pid).map_err(|_| std::io::Error::other("clone returned a bad pid"))
 }
 
+/// The size of the init's own stack when it shares the parent's memory: it
+/// makes raw system calls with small frames (its largest is the 9 KiB of
+/// buffers that count the call's processes).
+const INIT_STACK: usize = 256 * 1024;
+
+/// Memory mapped for an init's stack (a guard page below it), unmapped when
+/// dropped.
+struct InitStack {
+    base: *mut libc::c_void,
+    len: usize,
+}
+
+// SAFETY: the mapping is plain memory owned by this value; it is only
+// unmapped by `drop`, on whichever thread drops it.
+#[expect(unsafe_code)]
+unsafe impl Send for InitStack {}
+
+impl InitStack {
+    #[expect(unsafe_code)]
+    fn new(len: usize) -> std::io::Result<InitStack> {
+        // SAFETY: a fresh anonymous private mapping; nothing else refers to
+        // it.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        let stack = InitStack { base, len };
+        // SAFETY: the lowest page of the mapping just made: an overflow
+        // faults instead of writing below it.
+        if unsafe { libc::mprotect(base, 4096, libc::PROT_NONE) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(stack)
+    }
+
+    /// The 16-byte aligned top, where the stack starts.
+    fn top(&self) -> *mut libc::c_void {
+        let top = self.base.cast::<u8>().wrapping_add(self.len);
+        top.wrapping_sub(top as usize % 16).cast()
+    }
+}
+
+impl Drop for InitStack {
+    #[expect(unsafe_code)]
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, used by no one any more (the
+        // init that ran on it has exited).
+        unsafe { libc::munmap(self.base, self.len) };
+    }
+}
+
+/// Whether `pidfd_open` works here (Linux 5.3 and later), asked once.
+fn pidfd_supported() -> bool {
+    use std::sync::OnceLock;
+    static SUPPORTED: OnceLock<bool> = OnceLock::new();
+    *SUPPORTED.get_or_init(|| {
+        #[expect(unsafe_code)]
+        // SAFETY: pidfd_open of this process reads no memory; the descriptor
+        // is closed at once.
+        unsafe {
+            let fd = libc::syscall(libc::SYS_pidfd_open, libc::getpid(), 0);
+            if fd >= 0 {
+                libc::close(fd as c_int);
+            }
+            fd >= 0
+        }
+    })
+}
+
+/// Clones the call's init (namespaces only) sharing this process's memory,
+/// as `posix_spawn` shares it with a child until `execve`: no page of a
+/// large, many-threaded integrator is copied for each call (the copy and
+/// the copy-on-write faults after it were the biggest cost of a contained
+/// start in `jig mcp`).
+///
+/// The init outlives the clone, so it runs on its own mapped stack, and it
+/// is cloned from a thread of its own (`jig-init`) whose thread-local state
+/// (errno) it shares and may overwrite: that thread only waits, on a pidfd,
+/// until the init has exited, then unmaps the stack. Where `pidfd_open`
+/// does not exist, or the thread cannot start, the init is cloned as a copy
+/// ([`clone_child`]).
+pub(crate) fn clone_init_shared(plan: &ChildPlan<'_>) -> std::io::Result<libc::pid_t> {
+    if plan.namespaces.is_none() || plan.probe || !pidfd_supported() {
+        return clone_child(plan);
+    }
+    let flags = libc::CLONE_VM
+        | libc::CLONE_NEWUSER
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWNS
+        | libc::SIGCHLD;
+    let stack = InitStack::new(INIT_STACK)?;
+    let top = stack.top() as usize;
+    let plan_address = plan as *const ChildPlan<'_> as usize;
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<libc::pid_t, i32>>(1);
+    let spawned = std::thread::Builder::new()
+        .name("jig-init".to_owned())
+        .stack_size(64 * 1024)
+        .spawn(move || {
+            #[expect(unsafe_code)]
+            // SAFETY: the init shares this process's memory and runs only
+            // `init_entry` on its own stack (`stack`, kept mapped until the
+            // init has exited). It reads the plan, which the spawning thread
+            // keeps alive until the program has called `execve` (it waits on
+            // the report pipe); after that the init uses only copies on its
+            // own stack. It makes raw, async-signal-safe system calls only,
+            // never allocates or takes a lock; what it shares with this
+            // thread (errno) this thread never reads again.
+            let (pid, pidfd) = unsafe {
+                let pid = libc::clone(
+                    init_entry,
+                    top as *mut libc::c_void,
+                    flags,
+                    plan_address as *mut libc::c_void,
+                );
+                if pid < 0 {
+                    let _ = sender.send(Err(errno()));
+                    return;
+                }
+                // Opened before the spawning thread learns the pid, so the
+                // init cannot have been reaped (and its pid reused) yet.
+                (pid, libc::syscall(libc::SYS_pidfd_open, pid, 0) as c_int)
+            };
+            let _ = sender.send(Ok(pid));
+            wait_exited(pidfd);
+            drop(stack);
+        });
+    if let Err(error) = spawned {
+        return if error.kind() == std::io::ErrorKind::OutOfMemory {
+            Err(error)
+        } else {
+            clone_child(plan)
+        };
+    }
+    match receiver.recv() {
+        Ok(Ok(pid)) => Ok(pid),
+        Ok(Err(errno)) => Err(std::io::Error::from_raw_os_error(errno)),
+        Err(_) => Err(std::io::Error::other(
+            "the thread that clones the init ended",
+        )),
+    }
+}
+
+/// Waits until the process behind `pidfd` has exited (its memory released),
+/// then closes the descriptor. Raw `ppoll` through `syscall`: no cancellation
+/// point, and errno (which the init may overwrite) is never read.
+#[expect(unsafe_code)]
+fn wait_exited(pidfd: c_int) {
+    if pidfd < 0 {
+        // Cannot happen once pidfd_open worked for this process; without
+        // a way to learn when the init is gone, its stack is left mapped
+        // rather than unmapped under it.
+        return leak_forever();
+    }
+    let mut poll = libc::pollfd {
+        fd: pidfd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    loop {
+        // SAFETY: ppoll on one local pollfd, no timeout, no signal mask.
+        let ready = unsafe {
+            libc::syscall(
+                libc::SYS_ppoll,
+                &mut poll as *mut libc::pollfd,
+                1usize,
+                std::ptr::null::<libc::timespec>(),
+                std::ptr::null::<libc::sigset_t>(),
+                0usize,
+            )
+        };
+        if ready > 0 {
+            break;
+        }
+    }
+    // SAFETY: closing the pidfd this thread opened.
+    unsafe { libc::close(pidfd) };
+}
+
+/// Parks the calling thread for good (see [`wait_exited`]).
+fn leak_forever() {
+    loop {
+        std::thread::park();
+    }
+}
+
+/// The init's entry when it shares the parent's memory.
+extern "C" fn init_entry(plan: *mut libc::c_void) -> c_int {
+    #[expect(unsafe_code)]
+    // SAFETY: `plan` is the spawning thread's `ChildPlan`, alive until the
+    // program has called `execve` (see `clone_init_shared`), and
+    // `child_main` runs in this freshly cloned init.
+    unsafe {
+        child_main(&*plan.cast::<ChildPlan<'_>>())
+    }
+}
+
 /// The Landlock ABI of the running kernel, if Landlock is enabled.
 pub(crate) fn landlock_abi() -> Option<u32> {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
@@ -550,6 +755,16 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
         libc::sigemptyset(&mut none);
         libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
     }
+    // With shared memory the plan may be gone once the program has called
+    // `execve`: what the init needs after that is copied here first.
+    let (report, stdin, output, landlock, status_pipe) = (
+        plan.report,
+        plan.stdin,
+        plan.output,
+        plan.landlock,
+        plan.status,
+    );
+    let watch_limit = ns.watch_processes.filter(|_| ns.proc);
     let program = if plan.program_stack.is_null() {
         // SAFETY: as in `clone_child`: the program's process runs only
         // `program_main`, which never returns.
@@ -576,20 +791,20 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
         })
     };
     if program < 0 {
-        fail(plan.report, Stage::Fork, errno());
+        fail(report, Stage::Fork, errno());
     }
     // SAFETY: closing our copies; the program holds its own.
     unsafe {
-        libc::close(plan.report);
-        libc::close(plan.stdin);
-        libc::close(plan.output);
-        if plan.landlock >= 0 {
-            libc::close(plan.landlock);
+        libc::close(report);
+        libc::close(stdin);
+        libc::close(output);
+        if landlock >= 0 {
+            libc::close(landlock);
         }
     }
-    let (status, over_limit) = match ns.watch_processes {
-        Some(limit) if ns.proc => watch(program, limit),
-        _ => (wait_for(program), false),
+    let (status, over_limit) = match watch_limit {
+        Some(limit) => watch(program, limit),
+        None => (wait_for(program), false),
     };
     end_the_call();
     let mut record = [0u8; 8];
@@ -600,7 +815,7 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
     // call is over, and the parent need not wait for the operating system
     // to tear the namespaces down as this process exits.
     unsafe {
-        libc::write(plan.status, record.as_ptr().cast(), record.len());
+        libc::write(status_pipe, record.as_ptr().cast(), record.len());
         libc::_exit(0)
     }
 }

@@ -261,7 +261,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         },
         probe: false,
     };
-    let pid = spawn::clone_child(&child).map_err(|source| KernelError::Spawn {
+    let pid = spawn::clone_init_shared(&child).map_err(|source| KernelError::Spawn {
         path: request.program.to_path_buf(),
         source,
     })?;
