@@ -276,69 +276,126 @@ fn pidfd_supported() -> bool {
 /// start in `jig mcp`).
 ///
 /// The init outlives the clone, so it runs on its own mapped stack, and it
-/// is cloned from a thread of its own (`jig-init`) whose thread-local state
-/// (errno) it shares and may overwrite: that thread only waits, on a pidfd,
-/// until the init has exited, then unmaps the stack. Where `pidfd_open`
-/// does not exist, or the thread cannot start, the init is cloned as a copy
-/// ([`clone_child`]).
+/// is cloned by an init thread (`jig-init`) whose thread-local state (errno)
+/// it shares and may overwrite: that thread, while the init lives, only
+/// waits on a pidfd until the init has exited, and reads nothing the init
+/// may write. Init threads are kept for the next calls (at most
+/// [`MAX_IDLE_INIT_THREADS`] idle), each with its stack. Where
+/// `pidfd_open` does not exist, or no thread can start, the init is cloned
+/// as a copy ([`clone_child`]).
 pub(crate) fn clone_init_shared(plan: &ChildPlan<'_>) -> std::io::Result<libc::pid_t> {
     if plan.namespaces.is_none() || plan.probe || !pidfd_supported() {
         return clone_child(plan);
     }
-    let flags = libc::CLONE_VM
-        | libc::CLONE_NEWUSER
-        | libc::CLONE_NEWPID
-        | libc::CLONE_NEWNS
-        | libc::SIGCHLD;
+    let (reply, answer) = std::sync::mpsc::sync_channel(1);
+    let mut request = InitRequest {
+        plan_address: plan as *const ChildPlan<'_> as usize,
+        reply,
+    };
+    let idle = idle_init_threads().pop();
+    if let Some(thread) = idle {
+        match thread.send(request) {
+            Ok(()) => return receive_pid(&answer),
+            // The thread is gone: start another.
+            Err(std::sync::mpsc::SendError(unsent)) => request = unsent,
+        }
+    }
     let stack = InitStack::new(INIT_STACK)?;
-    let top = stack.top() as usize;
-    let plan_address = plan as *const ChildPlan<'_> as usize;
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<libc::pid_t, i32>>(1);
+    let (to_thread, requests) = std::sync::mpsc::channel();
+    let itself = to_thread.clone();
     let spawned = std::thread::Builder::new()
         .name("jig-init".to_owned())
         .stack_size(64 * 1024)
-        .spawn(move || {
-            #[expect(unsafe_code)]
-            // SAFETY: the init shares this process's memory and runs only
-            // `init_entry` on its own stack (`stack`, kept mapped until the
-            // init has exited). It reads the plan, which the spawning thread
-            // keeps alive until the program has called `execve` (it waits on
-            // the report pipe); after that the init uses only copies on its
-            // own stack. It makes raw, async-signal-safe system calls only,
-            // never allocates or takes a lock; what it shares with this
-            // thread (errno) this thread never reads again.
-            let (pid, pidfd) = unsafe {
-                let pid = libc::clone(
-                    init_entry,
-                    top as *mut libc::c_void,
-                    flags,
-                    plan_address as *mut libc::c_void,
-                );
-                if pid < 0 {
-                    let _ = sender.send(Err(errno()));
-                    return;
-                }
-                // Opened before the spawning thread learns the pid, so the
-                // init cannot have been reaped (and its pid reused) yet.
-                (pid, libc::syscall(libc::SYS_pidfd_open, pid, 0) as c_int)
-            };
-            let _ = sender.send(Ok(pid));
-            wait_exited(pidfd);
-            drop(stack);
-        });
-    if let Err(error) = spawned {
-        return if error.kind() == std::io::ErrorKind::OutOfMemory {
-            Err(error)
-        } else {
-            clone_child(plan)
-        };
+        .spawn(move || init_thread(&stack, &requests, &itself));
+    if spawned.is_err() || to_thread.send(request).is_err() {
+        return clone_child(plan);
     }
-    match receiver.recv() {
+    receive_pid(&answer)
+}
+
+/// At most this many init threads wait for a call.
+const MAX_IDLE_INIT_THREADS: usize = 64;
+
+/// One call's request to an init thread: clone the init of the plan at
+/// this address, answer its pid (or the errno).
+struct InitRequest {
+    plan_address: usize,
+    reply: std::sync::mpsc::SyncSender<Result<libc::pid_t, i32>>,
+}
+
+/// The idle init threads, each reached through its request channel.
+fn idle_init_threads() -> std::sync::MutexGuard<'static, Vec<std::sync::mpsc::Sender<InitRequest>>>
+{
+    use std::sync::{Mutex, OnceLock, PoisonError};
+    static IDLE: OnceLock<Mutex<Vec<std::sync::mpsc::Sender<InitRequest>>>> = OnceLock::new();
+    IDLE.get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The answer of an init thread.
+fn receive_pid(
+    answer: &std::sync::mpsc::Receiver<Result<libc::pid_t, i32>>,
+) -> std::io::Result<libc::pid_t> {
+    match answer.recv() {
         Ok(Ok(pid)) => Ok(pid),
         Ok(Err(errno)) => Err(std::io::Error::from_raw_os_error(errno)),
         Err(_) => Err(std::io::Error::other(
             "the thread that clones the init ended",
         )),
+    }
+}
+
+/// An init thread: for each request, clones the init on `stack`, answers
+/// its pid, waits until it has exited, then offers itself for the next
+/// call (or ends, with enough idle threads already). Between requests no
+/// init of this thread is alive, so nothing overwrites its errno while it
+/// waits for the next one.
+fn init_thread(
+    stack: &InitStack,
+    requests: &std::sync::mpsc::Receiver<InitRequest>,
+    itself: &std::sync::mpsc::Sender<InitRequest>,
+) {
+    let flags = libc::CLONE_VM
+        | libc::CLONE_NEWUSER
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWNS
+        | libc::SIGCHLD;
+    for request in requests {
+        #[expect(unsafe_code)]
+        // SAFETY: the init shares this process's memory and runs only
+        // `init_entry` on its own stack (`stack`, used by no other init:
+        // this thread waits below until the init has exited). It reads the
+        // plan, which the spawning thread keeps alive until the program has
+        // called `execve` (it waits on the report pipe); after that the init
+        // uses only copies on its own stack. It makes raw, async-signal-safe
+        // system calls only, never allocates or takes a lock; what it shares
+        // with this thread (errno) this thread does not read until the init
+        // has exited.
+        let cloned = unsafe {
+            let pid = libc::clone(
+                init_entry,
+                stack.top(),
+                flags,
+                request.plan_address as *mut libc::c_void,
+            );
+            if pid < 0 {
+                Err(errno())
+            } else {
+                // Opened before the spawning thread learns the pid, so the
+                // init cannot have been reaped (and its pid reused) yet.
+                Ok((pid, libc::syscall(libc::SYS_pidfd_open, pid, 0) as c_int))
+            }
+        };
+        let _ = request.reply.send(cloned.map(|(pid, _)| pid));
+        if let Ok((_, pidfd)) = cloned {
+            wait_exited(pidfd);
+        }
+        let mut idle = idle_init_threads();
+        if idle.len() >= MAX_IDLE_INIT_THREADS {
+            return;
+        }
+        idle.push(itself.clone());
     }
 }
 
