@@ -15,13 +15,6 @@ Two modes, both printing one JSON object on stdout:
       time, and prints each call's latency in milliseconds and the server
       process's peak resident memory (VmHWM), read before it exits.
 
-  mcp_client.py load --calls CALLS_JSON --total N --concurrency C
-                [--warmup N] -- SERVER_COMMAND...
-      Makes N warm-up calls, then TOTAL calls cycling through the
-      [name, arguments] pairs of CALLS_JSON, at most C in flight at once,
-      and prints the calls per second, how many were errors, and the server
-      process's resident memory afterwards (VmRSS) and at its peak (VmHWM).
-
 Extra variables for the server's environment are passed with
 `--env KEY=VALUE` (repeatable); `--quiet-server` drops the server's stderr.
 The script exits 1 on any protocol failure.
@@ -55,29 +48,16 @@ def server_children():
     return children
 
 
-def status_kib(pid, field):
-    """A memory field of `/proc/PID/status` (VmHWM, VmRSS), in KiB, or None
-    when it cannot be read."""
+def peak_rss_kib(pid):
+    """VmHWM of `pid`, in KiB, or None when it cannot be read."""
     try:
         with open(f"/proc/{pid}/status") as status:
             for line in status:
-                if line.startswith(field + ":"):
+                if line.startswith("VmHWM:"):
                     return int(line.split()[1])
     except OSError:
         return None
     return None
-
-
-def peak_rss_kib(pid):
-    """VmHWM of `pid`, in KiB, or None when it cannot be read."""
-    return status_kib(pid, "VmHWM")
-
-
-def server_memory_kib(field):
-    """The largest `field` among the server processes (this process's
-    children), or None."""
-    values = [status_kib(pid, field) for pid in server_children()]
-    return max((v for v in values if v), default=None)
 
 
 def text_of(result):
@@ -151,49 +131,6 @@ async def bench_mode(args):
     return await with_session(args, body)
 
 
-async def load_mode(args):
-    calls = json.loads(args.calls)
-    if not calls:
-        raise ValueError("--calls holds no call")
-
-    async def body(session, init):
-        for index in range(args.warmup):
-            name, arguments = calls[index % len(calls)]
-            await session.call_tool(name, arguments)
-        next_call = 0
-        errors = 0
-        sample = ""
-
-        async def worker():
-            nonlocal next_call, errors, sample
-            while next_call < args.total:
-                name, arguments = calls[next_call % len(calls)]
-                next_call += 1
-                result = await session.call_tool(name, arguments)
-                if result.is_error:
-                    errors += 1
-                elif not sample:
-                    sample = text_of(result)
-
-        start = time.perf_counter()
-        async with anyio.create_task_group() as group:
-            for _ in range(args.concurrency):
-                group.start_soon(worker)
-        elapsed = time.perf_counter() - start
-        return {
-            "server": init.server_info.name,
-            "sample": sample,
-            "calls": args.total,
-            "errors": errors,
-            "seconds": elapsed,
-            "calls_per_s": args.total / elapsed,
-            "server_rss_kib": server_memory_kib("VmRSS"),
-            "server_peak_rss_kib": server_memory_kib("VmHWM"),
-        }
-
-    return await with_session(args, body)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -204,17 +141,12 @@ def main():
     bench.add_argument("--args", default="{}")
     bench.add_argument("--warmup", type=int, default=50)
     bench.add_argument("--calls", type=int, default=500)
-    load = sub.add_parser("load")
-    load.add_argument("--calls", required=True)
-    load.add_argument("--total", type=int, default=1000)
-    load.add_argument("--concurrency", type=int, default=32)
-    load.add_argument("--warmup", type=int, default=50)
-    for p in (calls, bench, load):
+    for p in (calls, bench):
         p.add_argument("--env", action="append", default=[])
         p.add_argument("--quiet-server", action="store_true", help="drop the server's stderr")
         p.add_argument("server", nargs="+")
     args = parser.parse_args()
-    mode = {"calls": calls_mode, "bench": bench_mode, "load": load_mode}[args.mode]
+    mode = calls_mode if args.mode == "calls" else bench_mode
     try:
         report = anyio.run(mode, args)
     except Exception as error:  # report any failure as one line for the Rust test

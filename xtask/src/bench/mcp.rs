@@ -4,9 +4,12 @@
 //! (`echo hello`), and the peak memory of both servers. The 500 measured
 //! calls per server are made in rounds that alternate between the servers.
 //!
-//! Then the throughput of both with [`CONCURRENCY`] calls in flight (again
-//! in alternating rounds), and jig's resident memory after a soak of mixed
-//! calls (a word, a long output cut to the budget, a refused value).
+//! Then the same servers driven by a minimal Rust client (`mcp_raw`), which
+//! costs next to nothing per call, so that the figures are the servers':
+//! the latency again (`raw_client_*`), the throughput of both with
+//! [`CONCURRENCY`] calls in flight (alternating rounds), and jig's resident
+//! memory after a soak of [`SOAK_CALLS`] mixed calls (a word, a long output
+//! cut to the budget, a refused value) at that concurrency.
 //!
 //! Needs the workspace's `.venv` (created by `.ci/run`, with the `mcp`
 //! package) for the client, and PyPI for `mcp-shell-server`, which is
@@ -14,10 +17,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 use serde_json::Value;
 
 use super::Figures;
+use super::mcp_raw::RawServer;
 
 /// The `mcp-shell-server` release measured against.
 const SHELL_SERVER: &str = "mcp-shell-server==1.1.14";
@@ -139,34 +144,44 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
     figures.add("mcp.jig_peak_rss_mib", ours.peak_rss_mib, "MiB");
     figures.add("mcp.shell_server_peak_rss_mib", theirs.peak_rss_mib, "MiB");
 
-    let client = Client {
-        python,
-        script: &script,
-    };
+    // The same servers, driven by a minimal client (`mcp_raw`): what the
+    // servers themselves take.
+    let jig_call = ("echo_text", jig_arguments.clone());
+    let shell_call = ("shell_execute", shell_arguments.clone());
+    let shell_env = [("ALLOW_COMMANDS", "echo")];
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for _ in 0..THROUGHPUT_ROUNDS {
-        let calls = serde_json::json!([["echo_text", jig_arguments]]);
-        ours.push(client.load(&calls, THROUGHPUT_CALLS, &[], &jig_server)?);
-        let calls = serde_json::json!([["shell_execute", shell_arguments]]);
-        theirs.push(client.load(
-            &calls,
-            THROUGHPUT_CALLS,
-            &["ALLOW_COMMANDS=echo"],
-            &shell_command,
-        )?);
+    for _ in 0..ROUNDS {
+        ours.extend(raw_latencies(&jig_server, &[], &jig_call)?);
+        theirs.extend(raw_latencies(&shell_command, &shell_env, &shell_call)?);
     }
-    let rate = |loads: &[Load]| -> Result<f64, String> {
-        if let Some(failed) = loads.iter().find(|load| load.errors > 0) {
-            return Err(format!(
-                "{} of the throughput calls failed ({})",
-                failed.errors, failed.sample
-            ));
-        }
-        let calls: usize = loads.iter().map(|load| load.calls).sum();
-        let seconds: f64 = loads.iter().map(|load| load.seconds).sum();
-        Ok(calls as f64 / seconds)
-    };
-    let (ours_rate, theirs_rate) = (rate(&ours)?, rate(&theirs)?);
+    let (ours_median, theirs_median) = (median(&mut ours), median(&mut theirs));
+    figures.add("mcp.raw_client_jig_median_ms", ours_median, "ms");
+    figures.add("mcp.raw_client_shell_server_median_ms", theirs_median, "ms");
+    figures.add(
+        "mcp.raw_client_latency_ratio_vs_mcp_shell_server",
+        theirs_median / ours_median,
+        "ratio",
+    );
+
+    let (mut ours, mut theirs) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..THROUGHPUT_ROUNDS {
+        ours += raw_batch(
+            &jig_server,
+            &[],
+            std::slice::from_ref(&jig_call),
+            THROUGHPUT_CALLS,
+        )?
+        .0;
+        theirs += raw_batch(
+            &shell_command,
+            &shell_env,
+            std::slice::from_ref(&shell_call),
+            THROUGHPUT_CALLS,
+        )?
+        .0;
+    }
+    let calls = (THROUGHPUT_CALLS * THROUGHPUT_ROUNDS) as f64;
+    let (ours_rate, theirs_rate) = (calls / ours.as_secs_f64(), calls / theirs.as_secs_f64());
     figures.add("mcp.jig_calls_per_s_32_in_flight", ours_rate, "calls/s");
     figures.add(
         "mcp.shell_server_calls_per_s_32_in_flight",
@@ -179,85 +194,77 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
         "ratio",
     );
 
-    let mixed = serde_json::json!([
-        ["echo_text", {"text": "hello"}],
-        ["count_to", {"count": 200_000}],
-        ["echo_text", {"text": "not;a;word"}],
-    ]);
-    let soak = client.load(&mixed, SOAK_CALLS, &[], &jig_server)?;
-    // Every third call is refused (614), nothing else fails.
-    if soak.errors != SOAK_CALLS / 3 {
-        return Err(format!(
-            "the soak expected {} refusals, got {}",
-            SOAK_CALLS / 3,
-            soak.errors
-        ));
-    }
+    // The soak: a word, a long output cut to the budget, a refused value.
+    let mixed = [
+        jig_call,
+        ("count_to", serde_json::json!({"count": 200_000})),
+        ("echo_text", serde_json::json!({"text": "not;a;word"})),
+    ];
+    let (elapsed, rss_kib) = raw_batch(&jig_server, &[], &mixed, SOAK_CALLS)?;
     figures.add(
         "mcp.soak_calls_per_s",
-        soak.calls as f64 / soak.seconds,
+        SOAK_CALLS as f64 / elapsed.as_secs_f64(),
         "calls/s",
     );
-    figures.add("mcp.rss_after_soak_mib", soak.rss_kib / 1024.0, "MiB");
-    figures.add("mcp.soak_peak_rss_mib", soak.peak_rss_kib / 1024.0, "MiB");
+    figures.add("mcp.rss_after_soak_mib", rss_kib / 1024.0, "MiB");
     Ok(())
 }
 
-/// The Python MCP client script and the interpreter that runs it.
-struct Client<'a> {
-    python: &'a Path,
-    script: &'a Path,
-}
-
-/// What one run of the client's load mode reported.
-struct Load {
-    calls: usize,
-    errors: usize,
-    seconds: f64,
-    sample: String,
-    rss_kib: f64,
-    peak_rss_kib: f64,
-}
-
-impl Client<'_> {
-    /// Runs the client's load mode: `total` calls cycling through `calls`
-    /// (a JSON list of `[name, arguments]`), [`CONCURRENCY`] in flight.
-    fn load(
-        &self,
-        calls: &Value,
-        total: usize,
-        env: &[&str],
-        server: &[String],
-    ) -> Result<Load, String> {
-        let mut command = Command::new(self.python);
-        command
-            .arg(self.script)
-            .arg("load")
-            .arg("--calls")
-            .arg(calls.to_string())
-            .args(["--total", &total.to_string()])
-            .args(["--concurrency", &CONCURRENCY.to_string()])
-            .args(["--warmup", &WARMUP.to_string()])
-            .arg("--quiet-server");
-        for pair in env {
-            command.args(["--env", pair]);
-        }
-        command.arg("--").args(server);
-        let report = client_report(&mut command, server)?;
-        let number = |key: &str| {
-            report[key]
-                .as_f64()
-                .ok_or_else(|| format!("the load report has no {key}: {report}"))
-        };
-        Ok(Load {
-            calls: number("calls")? as usize,
-            errors: number("errors")? as usize,
-            seconds: number("seconds")?,
-            sample: report["sample"].as_str().unwrap_or_default().to_owned(),
-            rss_kib: number("server_rss_kib")?,
-            peak_rss_kib: number("server_peak_rss_kib")?,
-        })
+/// Starts `server`, makes [`WARMUP`] calls, then `CALLS / ROUNDS` timed
+/// ones, one at a time, with the minimal client.
+fn raw_latencies(
+    server: &[String],
+    env: &[(&str, &str)],
+    call: &(&str, Value),
+) -> Result<Vec<f64>, String> {
+    let mut raw = RawServer::start(server, env)?;
+    raw.latencies(call.0, &call.1, WARMUP)?;
+    let (latencies, sample) = raw.latencies(call.0, &call.1, CALLS / ROUNDS)?;
+    if !sample.contains("hello") {
+        return Err(format!("{}: the call printed {sample:?}", call.0));
     }
+    Ok(latencies)
+}
+
+/// Starts `server`, warms it up, then makes `total` calls cycling through
+/// `calls` with [`CONCURRENCY`] in flight; the time they took and the
+/// server's resident memory afterwards (KiB). Only the refused value of the
+/// soak may fail: every third call of a three-call cycle.
+fn raw_batch(
+    server: &[String],
+    env: &[(&str, &str)],
+    calls: &[(&str, Value)],
+    total: usize,
+) -> Result<(Duration, f64), String> {
+    let mut raw = RawServer::start(server, env)?;
+    raw.batch(calls, WARMUP, 1)?;
+    let batch = raw.batch(calls, total, CONCURRENCY)?;
+    let refused = if calls.len() == 3 { total / 3 } else { 0 };
+    if batch.errors != refused {
+        return Err(format!(
+            "{} of {total} calls failed, {refused} expected ({})",
+            batch.errors, batch.sample
+        ));
+    }
+    let rss = status_kib(raw.pid(), "VmRSS")?;
+    Ok((batch.elapsed, rss))
+}
+
+/// A kibibyte field of `/proc/PID/status`.
+fn status_kib(pid: u32, field: &str) -> Result<f64, String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .map_err(|e| format!("/proc/{pid}/status: {e}"))?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .ok_or_else(|| format!("/proc/{pid}/status has no {field}"))
+}
+
+/// The median of `values` (sorted in place).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// Runs the client and reads the JSON object it prints.

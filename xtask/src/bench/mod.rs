@@ -7,6 +7,7 @@ mod cli;
 mod descriptor;
 mod kernel;
 mod mcp;
+mod mcp_raw;
 mod presets;
 mod python;
 mod toolcall;
