@@ -39,6 +39,8 @@ pub(crate) struct FileConfig {
     pub(crate) exec: Option<ExecSection>,
     /// The MCP server's limits.
     pub(crate) mcp: Option<McpSection>,
+    /// `jig call`'s limits.
+    pub(crate) call: Option<CallSection>,
     /// Deny-list entries lifted for command and descriptor tools.
     pub(crate) dangerous_allow_program: Option<Vec<String>>,
 }
@@ -120,6 +122,14 @@ pub(crate) struct McpSection {
     pub(crate) max_pending_bytes: Option<usize>,
     /// Milliseconds calls get after the client closed stdin.
     pub(crate) eof_grace_ms: Option<u64>,
+}
+
+/// `[call]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CallSection {
+    /// The most bytes of arguments `jig call NAME -` reads from stdin.
+    pub(crate) max_stdin_bytes: Option<u64>,
 }
 
 /// A file that was read: where it is and what it says.

@@ -143,6 +143,8 @@ pub(crate) struct Settings {
     pub(crate) exec_ask_rules: Sourced<Vec<String>>,
     pub(crate) exec_budget: Sourced<Option<usize>>,
     pub(crate) mcp: McpSettings,
+    /// `jig call`'s stdin limit; `None` is the default.
+    pub(crate) call_max_stdin_bytes: Sourced<Option<u64>>,
 }
 
 impl Settings {
@@ -356,6 +358,17 @@ impl Settings {
                 [(exec.and_then(|e| e.budget).map(Some), Source::File)],
             ),
             mcp,
+            call_max_stdin_bytes: Sourced::first(
+                None,
+                [(
+                    config
+                        .call
+                        .as_ref()
+                        .and_then(|c| c.max_stdin_bytes)
+                        .map(Some),
+                    Source::File,
+                )],
+            ),
         })
     }
 

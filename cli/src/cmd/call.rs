@@ -45,9 +45,10 @@ pub(crate) struct CallArgs {
     #[arg(value_name = "ARGS_JSON|-")]
     arguments: Option<OsString>,
 
-    /// The most bytes of arguments read from stdin with `-`
-    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_STDIN_BYTES)]
-    max_stdin_bytes: u64,
+    /// The most bytes of arguments read from stdin with `-` [default: 1048576, or
+    /// max_stdin_bytes of [call] in the configuration file]
+    #[arg(long, value_name = "BYTES")]
+    max_stdin_bytes: Option<u64>,
 
     /// Validate the call through every layer and print what would run; run nothing
     #[arg(long)]
@@ -98,7 +99,11 @@ enum Report {
 /// Makes the call; a termination signal while it runs cancels it through the
 /// kernel and is returned with the report.
 fn call(settings: &Settings, args: &CallArgs) -> Result<(Report, Option<Stop>), CliError> {
-    let arguments = read_arguments(args.arguments.as_deref(), args.max_stdin_bytes)?;
+    let max_stdin = args
+        .max_stdin_bytes
+        .or(settings.call_max_stdin_bytes.value)
+        .unwrap_or(DEFAULT_MAX_STDIN_BYTES);
+    let arguments = read_arguments(args.arguments.as_deref(), max_stdin)?;
     let built = crate::preset::build(settings)?;
     let registry = built.registry;
     let arguments = match arguments {

@@ -170,6 +170,17 @@ pub(crate) fn render(s: &Settings) -> String {
     );
     out.comment("the default max_in_flight is 32 per CPU, from 32 to 256");
     out.comment("the options of `jig mcp` (--max-in-flight...) win over [mcp]");
+
+    out.section("call");
+    out.value(
+        "max_stdin_bytes",
+        s.call_max_stdin_bytes
+            .value
+            .unwrap_or(super::call::DEFAULT_MAX_STDIN_BYTES)
+            .to_string(),
+        &s.call_max_stdin_bytes.source,
+    );
+    out.comment("`jig call --max-stdin-bytes` wins over [call]");
     out.text
 }
 

@@ -616,9 +616,27 @@ fn jig_agent_ends_its_command_on_termination_signals() {
 fn jig_call_refuses_stdin_over_the_limit() {
     let tools = tools_dir(&[("nap.tool.json", NAP)]);
     let big = format!(r#"{{"seconds": 0, "x": "{}"}}"#, "a".repeat(2 << 20));
+    // The limit raised in the configuration file, and lowered again by the
+    // option, which wins.
+    let config = tempfile::tempdir().unwrap();
+    let config_file = config.path().join("config.toml");
+    std::fs::write(&config_file, "[call]\nmax_stdin_bytes = 4000000\n").unwrap();
+    let config_file = config_file.to_str().unwrap();
     for (args, status) in [
         (&["nap", "-"][..], 1),
         (&["nap", "-", "--max-stdin-bytes", "4000000"][..], 2),
+        (&["nap", "-", "--config", config_file][..], 2),
+        (
+            &[
+                "nap",
+                "-",
+                "--config",
+                config_file,
+                "--max-stdin-bytes",
+                "1000",
+            ][..],
+            1,
+        ),
     ] {
         let mut child = jig_call(&tools, args)
             .stdin(Stdio::piped())
