@@ -529,10 +529,29 @@ fn jig_call(tools: &tempfile::TempDir, args: &[&str]) -> Command {
     command
 }
 
+/// Sends `signal` to a running `jig` once its nap has started; asserts
+/// that the nap is gone within 3 s and `jig` within 5 s, and returns what
+/// `jig` printed.
+fn signal_during_the_nap(child: Child, signal: nix::sys::signal::Signal) -> std::process::Output {
+    let jig = Proc::of(child.id());
+    let sleeper = wait_for(jig.pid, "sleep", 1, Duration::from_secs(10));
+    assert_eq!(sleeper.len(), 1, "{signal}: the nap never started");
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(jig.pid).unwrap());
+    nix::sys::signal::kill(pid, signal).unwrap();
+    assert!(
+        sleeper[0].wait_gone(Duration::from_secs(3)),
+        "{signal}: the command outlived jig"
+    );
+    assert!(
+        jig.wait_gone(Duration::from_secs(5)),
+        "{signal}: jig did not exit"
+    );
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn jig_call_ends_its_command_on_termination_signals() {
-    use nix::sys::signal::{Signal, kill};
-    use nix::unistd::Pid;
+    use nix::sys::signal::Signal;
     let tools = tools_dir(&[("nap.tool.json", NAP)]);
     for (signal, status) in [
         (Signal::SIGINT, 130),
@@ -542,19 +561,7 @@ fn jig_call_ends_its_command_on_termination_signals() {
         let child = jig_call(&tools, &["nap", r#"{"seconds": 60}"#])
             .spawn()
             .unwrap();
-        let jig = Proc::of(child.id());
-        let sleeper = wait_for(jig.pid, "sleep", 1, Duration::from_secs(10));
-        assert_eq!(sleeper.len(), 1, "{signal}: the nap never started");
-        kill(Pid::from_raw(i32::try_from(jig.pid).unwrap()), signal).unwrap();
-        assert!(
-            sleeper[0].wait_gone(Duration::from_secs(3)),
-            "{signal}: the command outlived jig"
-        );
-        assert!(
-            jig.wait_gone(Duration::from_secs(5)),
-            "{signal}: jig did not exit"
-        );
-        let output = child.wait_with_output().unwrap();
+        let output = signal_during_the_nap(child, signal);
         assert_eq!(output.status.code(), Some(status), "{signal}");
         assert!(
             String::from_utf8_lossy(&output.stdout).contains("cancelled"),
@@ -565,8 +572,7 @@ fn jig_call_ends_its_command_on_termination_signals() {
 
 #[test]
 fn jig_agent_ends_its_command_on_termination_signals() {
-    use nix::sys::signal::{Signal, kill};
-    use nix::unistd::Pid;
+    use nix::sys::signal::Signal;
     let tools = tools_dir(&[("nap.tool.json", NAP)]);
     for (signal, status) in [
         (Signal::SIGINT, 130),
@@ -588,19 +594,7 @@ fn jig_agent_ends_its_command_on_termination_signals() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let jig = Proc::of(child.id());
-        let sleeper = wait_for(jig.pid, "sleep", 1, Duration::from_secs(10));
-        assert_eq!(sleeper.len(), 1, "{signal}: the nap never started");
-        kill(Pid::from_raw(i32::try_from(jig.pid).unwrap()), signal).unwrap();
-        assert!(
-            sleeper[0].wait_gone(Duration::from_secs(3)),
-            "{signal}: the command outlived jig agent"
-        );
-        assert!(
-            jig.wait_gone(Duration::from_secs(5)),
-            "{signal}: jig agent did not exit"
-        );
-        let output = child.wait_with_output().unwrap();
+        let output = signal_during_the_nap(child, signal);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(status), "{signal}: {stderr}");
         assert!(
