@@ -13,6 +13,7 @@ mod class;
 mod contained;
 mod corpus;
 mod gitenv;
+mod granted;
 mod invariants;
 mod props;
 mod rules;

@@ -14,7 +14,7 @@ use crate::spec::{Ctx, Judge, Judged, Operands, Spec, standard};
 
 const NAMES_FROM_FILE: &str = "reads the names of the files to open from a file, which would let it open files outside the workspace; name the files as arguments";
 /// `-NUM` where the program's getopt takes digits as options (grep's
-/// context, uniq's fields).
+/// context, documented as `-NUM`).
 pub(crate) const DIGITS: Opt = flag("-0 -1 -2 -3 -4 -5 -6 -7 -8 -9");
 const HELP: [Opt; 2] = [flag("--help"), flag("--version")];
 const FOLLOW: &str = "follows the file forever, so the call would only end at its timeout; read the end once with tail -n";
@@ -365,7 +365,6 @@ pub(crate) const UNIQ: Spec = Spec {
             flag("-i --ignore-case"),
             flag("-u --unique"),
             flag("-z --zero-terminated"),
-            DIGITS,
             HELP[0],
             HELP[1],
         ],
@@ -379,7 +378,6 @@ pub(crate) const UNIQ: Spec = Spec {
     allows: &[
         "uniq -c data.csv",
         "uniq -cdDiuz -f 1 -s 2 -w 3 data.csv",
-        "uniq -2 data.csv",
         "uniq --count --repeated --ignore-case --unique --zero-terminated data.csv",
         "uniq --skip-fields=1 --skip-chars=1 --check-chars=4 --all-repeated=separate data.csv",
         "uniq --group=both data.csv",
@@ -390,6 +388,7 @@ pub(crate) const UNIQ: Spec = Spec {
         "uniq",
         "uniq -x data.csv",
         "uniq --bogus data.csv",
+        "uniq -2 data.csv",
     ],
 };
 
@@ -611,7 +610,7 @@ pub(crate) const DIFF: Spec = Spec {
             value("-x --exclude"),
             value("-I --ignore-matching-lines"),
             value("-S --starting-file"),
-            value("-L --label"),
+            value("--label"),
             value("-F --show-function-line"),
             value("-C"),
             optional("--context"),
@@ -688,7 +687,7 @@ pub(crate) const DIFF: Spec = Spec {
         "diff --ignore-case --ignore-tab-expansion --ignore-trailing-space a.txt b.txt",
         "diff --ignore-space-change --ignore-all-space --ignore-blank-lines --text a.txt b.txt",
         "diff --strip-trailing-cr --minimal --speed-large-files --horizon-lines=3 a.txt b.txt",
-        "diff -x '*.o' -X a.txt -I re -S a.txt -L one -L two -F re -D NAME -W 80 a.txt b.txt",
+        "diff -x '*.o' -X a.txt -I re -S a.txt --label one --label two -F re -D NAME -W 80 a.txt b.txt",
         "diff --exclude=x --exclude-from=a.txt --ignore-matching-lines=x --starting-file=a.txt a.txt b.txt",
         "diff --label=a --show-function-line=x --ifdef=X --width=80 --tabsize=4 a.txt b.txt",
         "diff --from-file=a.txt b.txt",

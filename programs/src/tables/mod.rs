@@ -9,6 +9,8 @@ mod archive;
 mod files;
 mod git;
 mod interpreters;
+mod jq;
+mod patch;
 mod search;
 mod sed;
 mod toolchains;
@@ -64,6 +66,8 @@ pub(crate) const SPECS: &[&Spec] = &[
     &write::TOUCH,
     &write::TEE,
     &write::BASE64,
+    &jq::JQ,
+    &patch::PATCH,
 ];
 
 /// One example command that a program's table promises to allow or to

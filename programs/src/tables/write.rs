@@ -195,7 +195,6 @@ pub(crate) const BASE64: Spec = Spec {
             value("-w --wrap"),
             flag("--base64"),
             flag("--base64url"),
-            flag("--base58"),
             flag("--base32"),
             flag("--base32hex"),
             flag("--base16"),
