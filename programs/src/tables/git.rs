@@ -544,6 +544,14 @@ pub(crate) fn git_global_dirs(args: &[String]) -> Option<Vec<String>> {
     )
 }
 
+/// Where the subcommand of a git argv (without the program) is, as git
+/// reads its options before it; `None` without one, or when they cannot be
+/// read.
+pub(crate) fn git_subcommand_at(args: &[String]) -> Option<usize> {
+    let global = walk("git", &GLOBAL, args, Stop::FirstOperand).ok()?;
+    (global.rest < args.len()).then_some(global.rest)
+}
+
 fn git(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
     let mut judged = judge_git(ctx, args)?;
     // `-C` is the base of every path that follows (operands, `--no-index`

@@ -18,7 +18,7 @@ mod write;
 
 use crate::spec::Spec;
 
-pub(crate) use git::git_global_dirs;
+pub(crate) use git::{git_global_dirs, git_subcommand_at};
 
 /// Every program with a table.
 pub(crate) const SPECS: &[&Spec] = &[
