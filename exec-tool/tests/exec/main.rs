@@ -12,6 +12,7 @@ mod allow;
 mod class;
 mod contained;
 mod corpus;
+mod find;
 mod gitenv;
 mod granted;
 mod invariants;
