@@ -388,6 +388,7 @@ pub(crate) const ZIP: Spec = Spec {
         "zip --include=a --exclude=b --suffixes=.gz --password=x --from-date=2020-01-01 out.zip a",
         "zip --before-date=2020-01-01 --must-match --no-wild --verbose out.zip a",
         "zip -Ry out.zip '*.rs'",
+        "zip --recurse-patterns --symlinks out.zip '*.rs'",
         "zip -h",
         "zip --help",
         "zip --version",

@@ -102,6 +102,7 @@ pub(crate) const PATCH: Spec = Spec {
         "patch -i fix.diff --no-backup-if-mismatch -t -f -s --batch --force --quiet --silent",
         "patch -i fix.diff --verbose --posix --binary --output=out.txt --fuzz=2 --ifdef=X",
         "patch -i fix.diff --version-control=simple",
+        "patch -r fix.rej -i fix.diff",
         "patch --version",
         "patch -v",
         "patch --help",

@@ -78,6 +78,9 @@ pub(crate) const GREP: Spec = Spec {
     judge: Judge::Then(grep_operands),
     env: &[],
     allows: &[
+        "grep --recursive --version TODO src",
+        "grep -f patterns.txt README.md",
+        "grep -0123456789 TODO README.md",
         "grep -rn TODO src",
         "grep -n 'fn main' src/main.rs",
         "grep -rn -e foo -e bar .",
@@ -267,6 +270,9 @@ pub(crate) const RG: Spec = Spec {
     allows: &[
         "rg -n 'impl Display' src",
         "rg --files",
+        "rg --version",
+        "rg -P 'a+' src",
+        "rg -h",
         "rg -t rust TODO",
         "rg -e a -e b src",
         "rg --files src",

@@ -67,6 +67,15 @@ pub(crate) const CP: Spec = Spec {
         "cp -r src backup",
         "cp -n -v a.txt b.txt src",
         "cp -t src a.txt",
+        "cp -R -a -d -P -f -p -u -x -b -S .bak a.txt b.txt",
+        "cp -T a.txt b.txt",
+        "cp --recursive --archive --no-dereference --no-clobber --force --preserve --preserve=mode a b",
+        "cp --no-preserve=mode --attributes-only --remove-destination --sparse=always --reflink=auto a b",
+        "cp --update --update=older --verbose --one-file-system --no-target-directory a b",
+        "cp --strip-trailing-slashes --backup --backup=numbered --suffix=.bak a b",
+        "cp --target-directory=src a.txt",
+        "cp --help",
+        "cp --version",
     ],
     refuses: &[
         "cp /etc/passwd here.txt",
@@ -106,7 +115,18 @@ pub(crate) const MV: Spec = Spec {
     operands: Operands::Files { stdin: false },
     judge: Judge::Standard,
     env: &[],
-    allows: &["mv old.txt new.txt", "mv -n -v a.txt src"],
+    allows: &[
+        "mv old.txt new.txt",
+        "mv -n -v a.txt src",
+        "mv -f -u -b -S .bak a b",
+        "mv -T a b",
+        "mv -t src a",
+        "mv --force --no-clobber --update --update=older --verbose a b",
+        "mv --no-target-directory --strip-trailing-slashes --backup --suffix=.bak a b",
+        "mv --target-directory=src a",
+        "mv --help",
+        "mv --version",
+    ],
     refuses: &[
         "mv notes.txt /tmp/x",
         "mv /etc/hosts here",
@@ -132,7 +152,14 @@ pub(crate) const MKDIR: Spec = Spec {
     operands: Operands::Files { stdin: false },
     judge: Judge::Standard,
     env: &[],
-    allows: &["mkdir -p build/out", "mkdir docs"],
+    allows: &[
+        "mkdir -p build/out",
+        "mkdir docs",
+        "mkdir -v -m 755 d",
+        "mkdir --parents --verbose --mode=755 d",
+        "mkdir --help",
+        "mkdir --version",
+    ],
     refuses: &["mkdir /tmp/x", "mkdir -p ../outside", "mkdir --security x"],
 };
 
@@ -160,7 +187,15 @@ pub(crate) const TOUCH: Spec = Spec {
     operands: Operands::Files { stdin: false },
     judge: Judge::Standard,
     env: &[],
-    allows: &["touch new.txt", "touch -c -d 2020-01-01 notes.txt"],
+    allows: &[
+        "touch new.txt",
+        "touch -c -d 2020-01-01 notes.txt",
+        "touch -a -m -h -f -t 202001010000 x",
+        "touch -r notes.txt x",
+        "touch --no-create --no-dereference --date=2020-01-01 --time=mtime --reference=notes.txt x",
+        "touch --help",
+        "touch --version",
+    ],
     refuses: &["touch /tmp/x", "touch -r /etc/shadow x", "touch --bogus x"],
 };
 
@@ -181,7 +216,14 @@ pub(crate) const TEE: Spec = Spec {
     operands: Operands::Files { stdin: false },
     judge: Judge::Standard,
     env: &[],
-    allows: &["tee out.txt", "tee -a log.txt"],
+    allows: &[
+        "tee out.txt",
+        "tee -a log.txt",
+        "tee -i -p out.txt",
+        "tee --append --ignore-interrupts --output-error=warn out.txt",
+        "tee --help",
+        "tee --version",
+    ],
     refuses: &["tee /tmp/out", "tee --bogus out.txt"],
 };
 
@@ -215,6 +257,12 @@ pub(crate) const BASE64: Spec = Spec {
         "base64 notes.txt",
         "base64 -d -w 0 encoded.txt",
         "basenc --base16 notes.txt",
+        "base64 -i notes.txt",
+        "base64 --decode --ignore-garbage --wrap=0 encoded.txt",
+        "basenc --base64 --base64url --base32 --base32hex notes.txt",
+        "basenc --base2msbf --base2lsbf --z85 notes.txt",
+        "base64 --help",
+        "base64 --version",
     ],
     refuses: &[
         "base64 -o out.txt notes.txt",

@@ -182,3 +182,46 @@ fn zip_options_are_spelt_out() {
         assert!(names(&spelled, option), "{option}: {spelled}");
     }
 }
+
+/// The tables document themselves: every option a fail-closed table
+/// accepts appears in one of the commands it promises to allow (a long
+/// option spelt out, possibly abbreviated or with `=VALUE`; a short one
+/// alone or in a bundle of short letters).
+#[test]
+fn every_accepted_option_has_an_allowed_example() {
+    let examples = jig_programs::table_examples();
+    let mut missing = Vec::new();
+    for (program, _) in PROGRAMS.iter().chain(&[("which", &[][..])]) {
+        let Lookup::Spec(spec) = lookup(program) else {
+            panic!("{program} has no table");
+        };
+        let first = spec.names()[0];
+        let words: Vec<&str> = examples
+            .iter()
+            .filter(|e| e.program == first && e.allowed)
+            .flat_map(|e| e.command.split_whitespace())
+            .collect();
+        for option in spec.accepted_long_options() {
+            let used = words
+                .iter()
+                .any(|w| *w == option || w.starts_with(&format!("{option}=")));
+            if !used {
+                missing.push(format!("{program} {option}"));
+            }
+        }
+        for option in spec.accepted_short_options() {
+            let letter = &option[1..];
+            let used = words
+                .iter()
+                .any(|w| w.starts_with('-') && !w.starts_with("--") && w[1..].contains(letter));
+            if !used {
+                missing.push(format!("{program} {option}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "options the tables accept without an allowed example:\n{}",
+        missing.join("\n")
+    );
+}
