@@ -104,8 +104,40 @@ pub(crate) struct ExecSection {
     /// Permission rules whose commands need a person's approval; `jig`
     /// has no one to ask, so they are refused too.
     pub(crate) ask_rules: Option<Vec<String>>,
+    /// Permission rules with the commands they must and must not match
+    /// (`[[exec.rules]]`), checked when jig starts.
+    pub(crate) rules: Option<Vec<RuleEntry>>,
     /// The exec tool's output budget, in bytes.
     pub(crate) budget: Option<usize>,
+}
+
+/// One `[[exec.rules]]` entry, as Codex's execpolicy writes a rule
+/// (`prefix_rule(pattern, decision, match, not_match)`): the examples are
+/// checked when jig starts, so the file documents and tests itself.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RuleEntry {
+    /// The rule (`"git push *"`).
+    pub(crate) pattern: String,
+    /// What a matching command gets.
+    pub(crate) decision: RuleDecision,
+    /// Commands the rule must match.
+    #[serde(default, rename = "match")]
+    pub(crate) matches: Vec<String>,
+    /// Commands the rule must not match.
+    #[serde(default)]
+    pub(crate) not_match: Vec<String>,
+}
+
+/// `decision = "..."` of a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RuleDecision {
+    /// Refused.
+    Deny,
+    /// Needs a person's approval (refused by `jig`, which has no one to
+    /// ask).
+    Ask,
 }
 
 /// `[mcp]`.
@@ -281,7 +313,17 @@ mod tests {
         let end = start + readme[start..].find("```").unwrap();
         let config = parse(&readme[start..end], Path::new("README.md")).unwrap();
         assert_eq!(config.containment, Some(ContainmentKey::Required));
-        assert!(config.exec.unwrap().ask_rules.is_some());
+        let exec = config.exec.unwrap();
+        assert!(exec.ask_rules.is_some());
+        let rules = exec.rules.unwrap();
+        assert_eq!(rules[0].pattern, "git push *");
+        assert_eq!(rules[0].decision, RuleDecision::Deny);
+        assert_eq!(rules[0].matches.len(), 2);
+        // The README's rule keeps its own examples.
+        let rule = jig_exec_tool::PermissionRule::deny(&rules[0].pattern).unwrap();
+        let matches: Vec<&str> = rules[0].matches.iter().map(String::as_str).collect();
+        let not_match: Vec<&str> = rules[0].not_match.iter().map(String::as_str).collect();
+        assert!(rule.with_examples(&matches, &not_match).is_ok());
         assert!(config.mcp.unwrap().max_in_flight.is_some());
     }
 

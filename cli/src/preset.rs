@@ -1,9 +1,10 @@
 //! From the effective configuration to a built registry.
 
-use jig_exec_tool::{AllowList, ExecTool, PermissionRule};
+use jig_exec_tool::{AllowList, ExecTool, PermissionRule, RuleEffect};
 use jig_policy::PolicyConfig;
 use jig_presets::{Built, FullPreset};
 
+use crate::config::{RuleDecision, RuleEntry};
 use crate::error::CliError;
 use crate::settings::{Containment, ExecGrant, Settings};
 
@@ -105,6 +106,30 @@ pub(crate) fn exec_allow_list(settings: &Settings) -> Result<Option<AllowList>, 
         })
 }
 
+/// One `[[exec.rules]]` entry as a rule, checked against its own
+/// examples: a rule that disagrees with one stops jig at start, naming the
+/// rule, the example and the file.
+fn rule_with_examples(entry: &RuleEntry, settings: &Settings) -> Result<PermissionRule, CliError> {
+    let effect = match entry.decision {
+        RuleDecision::Deny => RuleEffect::Deny,
+        RuleDecision::Ask => RuleEffect::Ask,
+    };
+    let matches: Vec<&str> = entry.matches.iter().map(String::as_str).collect();
+    let not_matches: Vec<&str> = entry.not_match.iter().map(String::as_str).collect();
+    PermissionRule::new(&entry.pattern, effect)
+        .and_then(|rule| rule.with_examples(&matches, &not_matches))
+        .map_err(|error| {
+            let message = format!("[[exec.rules]] pattern {:?}: {error}", entry.pattern);
+            match &settings.file {
+                Some(path) => CliError::Config {
+                    path: path.clone(),
+                    message,
+                },
+                None => CliError::Usage(message),
+            }
+        })
+}
+
 /// The preset with the exec tool granted when the configuration asks for it
 /// (it shares the preset's deny list, as every form does), with its
 /// permission rules and budget.
@@ -130,6 +155,9 @@ fn grant_exec(preset: FullPreset, settings: &Settings) -> Result<FullPreset, Cli
             CliError::Usage(format!("the exec permission rule {text:?}: {error}"))
         })?;
         config = config.rule(rule);
+    }
+    for entry in &settings.exec_rules.value {
+        config = config.rule(rule_with_examples(entry, settings)?);
     }
     let mut preset = preset.with_exec(config);
     if let Some(bytes) = settings.exec_budget.value {

@@ -141,6 +141,8 @@ pub(crate) struct Settings {
     pub(crate) exec_untabled: Sourced<Vec<String>>,
     pub(crate) exec_deny_rules: Sourced<Vec<String>>,
     pub(crate) exec_ask_rules: Sourced<Vec<String>>,
+    /// `[[exec.rules]]`: rules with their examples.
+    pub(crate) exec_rules: Sourced<Vec<crate::config::RuleEntry>>,
     pub(crate) exec_budget: Sourced<Option<usize>>,
     pub(crate) mcp: McpSettings,
     /// `jig call`'s stdin limit; `None` is the default.
@@ -353,6 +355,10 @@ impl Settings {
             ),
             exec_deny_rules: list_from_file(exec.and_then(|e| e.deny_rules.clone())),
             exec_ask_rules: list_from_file(exec.and_then(|e| e.ask_rules.clone())),
+            exec_rules: Sourced::first(
+                Vec::new(),
+                [(exec.and_then(|e| e.rules.clone()), Source::File)],
+            ),
             exec_budget: Sourced::first(
                 None,
                 [(exec.and_then(|e| e.budget).map(Some), Source::File)],

@@ -181,10 +181,12 @@ impl Guard {
                 invocation.env.push((key, value));
             }
         }
-        // Hardening options the program honours go right after its name;
-        // the model's words stay as written, after them.
+        // Hardening options the program honours go right after its name
+        // (after the subcommand for git); the model's words stay as
+        // written, around them.
         if !verdict.hardening.is_empty() {
-            let rest = invocation.argv.split_off(1);
+            let at = verdict.hardening_at.clamp(1, invocation.argv.len());
+            let rest = invocation.argv.split_off(at);
             invocation.argv.extend(verdict.hardening);
             invocation.argv.extend(rest);
         }

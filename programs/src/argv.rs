@@ -25,16 +25,36 @@ pub struct ProgramVerdict {
     /// The arguments (or parts of them) that name files, as written; for a
     /// program without a table, every operand and path-like option value.
     pub paths: Vec<String>,
-    /// Options the program honours that the run point adds right after the
-    /// program name (`sed --sandbox`, with which GNU sed itself refuses its
-    /// `w`, `r` and `e` commands), unless the argv already has them.
+    /// Options the program honours that the run point adds to the argv
+    /// (`sed --sandbox`, with which GNU sed itself refuses its `w`, `r` and
+    /// `e` commands; `git status --ignore-submodules=all`), unless the argv
+    /// already has them, at [`hardening_at`](Self::hardening_at).
     pub hardening: Vec<String>,
+    /// How many words of the argv (the program included) stay before the
+    /// [`hardening`](Self::hardening) options: 1 puts them right after the
+    /// program name; for git they follow the subcommand.
+    pub hardening_at: usize,
 }
 
 /// Options added to every run of a program, after its name: each one makes
 /// the program itself refuse what its table refuses, so a gap in the table
 /// is not a gap in the run. `(first name of the program's table, options)`.
 pub const HARDENING_ARGS: &[(&str, &[&str])] = &[("sed", &["--sandbox"])];
+
+/// Options added to git right after these subcommands, which compare the
+/// work tree with the index and would otherwise look into a submodule by
+/// running git there, with the submodule's own configuration (its drivers
+/// and filters, which jig never asked git about). The repository can turn
+/// that looking back on for one submodule (`submodule.<name>.ignore` in
+/// `.gitmodules` or `.git/config` wins over `diff.ignoreSubmodules`);
+/// only the command-line option wins over both, so git never enters a
+/// submodule. `(subcommand, options)`.
+pub const GIT_HARDENING_ARGS: &[(&str, &[&str])] = &[
+    ("status", &["--ignore-submodules=all"]),
+    ("diff", &["--ignore-submodules=all"]),
+    ("diff-files", &["--ignore-submodules=all"]),
+    ("diff-index", &["--ignore-submodules=all"]),
+];
 
 /// How a program without a table is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +83,7 @@ pub fn judge_command(
     };
     let name = program_name(program);
     let mut hardening = Vec::new();
+    let mut hardening_at = 1;
     let (known, judged) = match spec::lookup(name) {
         Lookup::Launcher => {
             return Err(Finding::Launcher {
@@ -79,7 +100,17 @@ pub fn judge_command(
                     .filter(|option| !args.iter().any(|a| a == *option))
                     .map(|option| (*option).to_owned()),
             );
-            (true, spec::judge(name, found, args)?)
+            let judged = spec::judge(name, found, args)?;
+            if first == "git"
+                && let Some(at) = crate::tables::git_subcommand_at(args)
+                && let Some((_, options)) = args
+                    .get(at)
+                    .and_then(|sub| GIT_HARDENING_ARGS.iter().find(|(name, _)| name == sub))
+            {
+                hardening.extend(options.iter().map(|option| (*option).to_owned()));
+                hardening_at = at + 2;
+            }
+            (true, judged)
         }
         Lookup::Generic => match (spec::judge_generic(name, args), untabled) {
             (Ok(judged), _) => (false, judged),
@@ -107,6 +138,7 @@ pub fn judge_command(
         env,
         paths: judged.paths,
         hardening,
+        hardening_at,
     })
 }
 

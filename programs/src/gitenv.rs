@@ -37,6 +37,15 @@
 //!   The same run asks git where the repository keeps its data; a
 //!   repository stored outside the workspace is refused.
 //!
+//! Configuration alone cannot keep git out of a submodule: a repository
+//! turns the looking back on for one submodule (`submodule.<name>.ignore`
+//! in `.gitmodules` or `.git/config` wins over `diff.ignoreSubmodules`),
+//! and git then runs `git status` inside it with the submodule's own
+//! configuration, whose drivers nobody asked git about. The command-line
+//! option wins over both: the run point adds `--ignore-submodules=all`
+//! after the subcommands that compare the work tree
+//! ([`GIT_HARDENING_ARGS`](crate::GIT_HARDENING_ARGS)).
+//!
 //! A configuration file that blocks (a FIFO, a device in an include) or is
 //! huge blocks or slows only that contained, time-limited query, never jig:
 //! jig opens none of the repository's files. The kernel's `EXECUTE` limit

@@ -20,7 +20,10 @@
 //!   [`git_config_overrides`], asked by the caller that holds the kernel),
 //!   and options the program honours that make it refuse by itself what its
 //!   table refuses ([`HARDENING_ARGS`]: `sed --sandbox`), which the run
-//!   point adds right after the program name;
+//!   point adds right after the program name, and those git honours after
+//!   a subcommand ([`GIT_HARDENING_ARGS`]: `git status
+//!   --ignore-submodules=all`, so that git never enters a submodule, whose
+//!   configuration nobody asked git about);
 //! - **the launchers**: programs whose job is to run another program are
 //!   never judged by a table; they are refused ([`Lookup::Launcher`], from
 //!   the lineage's one list [`jig_lineage::LAUNCHERS`]).
@@ -57,8 +60,8 @@ mod spec;
 mod tables;
 
 pub use argv::{
-    HARDENING_ARGS, LANGUAGE_PROBES, ProgramVerdict, Untabled, judge_argv, judge_command,
-    judge_fixed, refuses_word,
+    GIT_HARDENING_ARGS, HARDENING_ARGS, LANGUAGE_PROBES, ProgramVerdict, Untabled, judge_argv,
+    judge_command, judge_fixed, refuses_word,
 };
 pub use class::{CommandClass, classify};
 pub use finding::Finding;

@@ -82,6 +82,23 @@ impl Spec {
             .collect()
     }
 
+    /// The short options (`-n`) the table accepts, as spelled in it, in
+    /// table order: what a test compares with the program's own `--help`.
+    pub fn accepted_short_options(&self) -> Vec<&'static str> {
+        self.table
+            .options
+            .iter()
+            .filter(|opt| !matches!(opt.role, Role::Refuse(_)))
+            .flat_map(|opt| opt.spellings.split(' '))
+            .filter(|spelling| {
+                let mut chars = spelling.chars();
+                chars.next() == Some('-')
+                    && chars.next().is_some_and(|c| c != '-')
+                    && chars.next().is_none()
+            })
+            .collect()
+    }
+
     /// Whether the table refuses the options it does not list (fails
     /// closed) rather than taking them as flags.
     pub fn fails_closed(&self) -> bool {

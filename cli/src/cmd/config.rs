@@ -128,6 +128,22 @@ pub(crate) fn render(s: &Settings) -> String {
         s.exec_ask_rules.value.iter().cloned(),
         &s.exec_ask_rules.source,
     );
+    out.list(
+        "rules",
+        s.exec_rules.value.iter().map(|rule| {
+            let decision = match rule.decision {
+                crate::config::RuleDecision::Deny => "deny",
+                crate::config::RuleDecision::Ask => "ask",
+            };
+            format!(
+                "{decision} {:?} ({} match, {} not_match examples)",
+                rule.pattern,
+                rule.matches.len(),
+                rule.not_match.len()
+            )
+        }),
+        &s.exec_rules.source,
+    );
     out.optional("budget", &s.exec_budget, "the max_output of [limits]");
 
     out.section("mcp");

@@ -127,6 +127,75 @@ fn the_files_values_apply_and_the_command_line_wins() {
     );
 }
 
+/// `[[exec.rules]]`: rules with `match` / `not_match` examples. Rules
+/// that keep their examples apply; one that disagrees with an example
+/// stops jig at start, naming the file, the rule and the example.
+#[test]
+fn rules_with_examples_are_checked_at_start() {
+    let root = example_root();
+    let good = config_dir(
+        r#"[exec]
+allow = ["ls", "wc"]
+
+[[exec.rules]]
+pattern = "ls -R *"
+decision = "deny"
+match = ["ls -R src", "ls -R"]
+not_match = ["ls -la", "wc -l README.md"]
+"#,
+    );
+    let file = good.path().join("config.toml");
+    let base = [
+        "--config",
+        file.to_str().unwrap(),
+        "--root",
+        root.to_str().unwrap(),
+    ];
+    let run = run_with(
+        jig()
+            .args(base)
+            .args(["call", "exec", r#"{"command":"ls -R src"}"#]),
+    );
+    assert_eq!(run.code, 2, "the file's rule refuses: {run:?}");
+    let run = run_with(
+        jig()
+            .args(base)
+            .args(["call", "exec", r#"{"command":"wc -l README.md"}"#]),
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    for (wrong, example) in [
+        (r#"match = ["ls -la"]"#, "ls -la"),
+        (r#"not_match = ["ls -R docs"]"#, "ls -R docs"),
+    ] {
+        let bad = config_dir(&format!(
+            "[exec]\nallow = [\"ls\"]\n\n[[exec.rules]]\npattern = \"ls -R *\"\ndecision = \"ask\"\n{wrong}\n"
+        ));
+        let file = bad.path().join("config.toml");
+        let run = run_with(
+            jig()
+                .args(["--config", file.to_str().unwrap()])
+                .args(["--root", root.to_str().unwrap()])
+                .args(["call", "exec", r#"{"command":"wc -l README.md"}"#]),
+        );
+        assert_ne!(run.code, 0, "{run:?}");
+        for part in [file.to_str().unwrap(), "\"ls -R *\"", example] {
+            assert!(run.stderr.contains(part), "{part}: {}", run.stderr);
+        }
+    }
+    // A misspelt key of a rule is an error too.
+    let typo = config_dir(
+        "[exec]\nallow = [\"ls\"]\n[[exec.rules]]\npattern = \"ls\"\ndecision = \"deny\"\nmatches = [\"ls\"]\n",
+    );
+    let file = typo.path().join("config.toml");
+    let run = run_with(jig().args(["--config", file.to_str().unwrap()]).args([
+        "--root",
+        root.to_str().unwrap(),
+        "config",
+    ]));
+    assert_ne!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("unknown field"), "{}", run.stderr);
+}
+
 #[test]
 fn the_default_file_is_found_through_xdg_config_home() {
     let xdg = tempfile::tempdir().unwrap();

@@ -93,7 +93,7 @@ fn deny_list_is_configurable() {
 
 #[test]
 fn a_program_without_a_table_is_granted_only_the_dangerous_way() {
-    for name in ["strings", "objdump", "jq", "openssl", "zstd"] {
+    for name in ["strings", "objdump", "xxd", "openssl", "zstd"] {
         let error = AllowList::new([name]).unwrap_err();
         assert!(
             error.to_string().contains("dangerous_allow_untabled"),

@@ -75,6 +75,10 @@ pub(crate) const ALL: &[Case] = &[
         "the_temporary_folder_is_private_and_removed",
         the_temporary_folder_is_private_and_removed,
     ),
+    (
+        "a_sort_killed_at_its_timeout_leaves_no_temporary_file",
+        a_sort_killed_at_its_timeout_leaves_no_temporary_file,
+    ),
     ("a_declared_helper_may_run", a_declared_helper_may_run),
     (
         "protected_paths_and_secret_files",
@@ -697,6 +701,75 @@ fn the_temporary_folder_is_private_and_removed() {
     drop(kernel);
     let mut left = std::fs::read_dir(world.tmp_base.path()).unwrap();
     assert!(left.next().is_none(), "the kernel's folder outlived it");
+}
+
+/// Every file under `dir` (folders not counted), recursively.
+fn files_under(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| match entry.file_type() {
+                    Ok(kind) if kind.is_dir() => files_under(&entry.path()),
+                    _ => 1,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// The names in `/tmp` that GNU sort gives its temporary files.
+fn sort_files_in_tmp() -> std::collections::BTreeSet<std::ffi::OsString> {
+    std::fs::read_dir("/tmp")
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name())
+        .filter(|name| name.to_string_lossy().starts_with("sort"))
+        .collect()
+}
+
+/// Issue 16: `sort` killed at the timeout left thousands of temporary
+/// files in `/tmp`. A sort with a 64 KiB buffer spills a temporary file
+/// every 64 KiB of a 30 MB input and is killed at a short timeout with no
+/// grace (`SIGKILL` at once: it cannot clean up). Without containment its
+/// `TMPDIR` is the kernel's folder itself and the files stay (the effect is
+/// real); contained, each call's `TMPDIR` is its own tmpfs, gone with the
+/// call: nothing is left there, nor in `/tmp`.
+fn a_sort_killed_at_its_timeout_leaves_no_temporary_file() {
+    let world = World::new();
+    let mut input = String::with_capacity(32 << 20);
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..(1 << 20) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        input.push_str(&format!("{x:024x}{:05}\n", x % 99_991));
+    }
+    std::fs::write(world.ws("big.txt"), input).unwrap();
+    let limits = support::limits()
+        .with_timeout(Duration::from_millis(700))
+        .with_grace(Duration::ZERO);
+    let argv = ["sort", "-S", "64K", "big.txt"];
+    let before = sort_files_in_tmp();
+    twice("sort leftovers", |on| {
+        let kernel = world.kernel(on, limits);
+        let options = jig_kernel::RunOptions::new(limits).with_access(Access::ReadOnly);
+        let outcome = kernel.run_with(&argv, &options).unwrap();
+        assert!(
+            outcome.timed_out(),
+            "sort ended by itself: {}",
+            outcome.render()
+        );
+        drop(kernel);
+        let left = files_under(world.tmp_base.path());
+        for entry in std::fs::read_dir(world.tmp_base.path()).unwrap().flatten() {
+            let _ = std::fs::remove_dir_all(entry.path());
+            let _ = std::fs::remove_file(entry.path());
+        }
+        let new_in_tmp: Vec<_> = sort_files_in_tmp().difference(&before).cloned().collect();
+        assert!(new_in_tmp.is_empty(), "sort left {new_in_tmp:?} in /tmp");
+        left > 0
+    });
 }
 
 fn a_declared_helper_may_run() {

@@ -831,3 +831,125 @@ fn a_text_slot_carries_a_phrase_as_one_argument() {
     }
     assert!(root.join("quotes.txt").exists());
 }
+
+/// Runs plain git in `dir` (no hardening, no containment), with an
+/// identity, and checks it succeeded.
+fn plain_git(dir: &Path, args: &[&str]) {
+    let kernel = jig_kernel::Kernel::builder(dir)
+        .dangerous_no_containment()
+        .build()
+        .unwrap();
+    let options = jig_kernel::RunOptions::new(kernel.limits())
+        .with_access(jig_kernel::Access::WriteWorkspace);
+    let mut argv = vec![
+        "git",
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.invalid",
+        "-c",
+        "protocol.file.allow=always",
+    ];
+    argv.extend_from_slice(args);
+    let outcome = kernel.run_with(&argv, &options).unwrap();
+    assert_eq!(
+        outcome.exit_code(),
+        Some(0),
+        "{argv:?}: {}",
+        outcome.render()
+    );
+}
+
+/// A repository whose submodule's own configuration defines a filter and
+/// a text conversion that leave a marker: git would run them if it looked
+/// into the submodule (`git status` runs `git status` there). The
+/// repository turns the looking back on for that submodule, through
+/// `.gitmodules` or through `.git/config`; the run point's
+/// `--ignore-submodules=all` (after the subcommand) wins over both, so no
+/// driver of the submodule runs. Plain git, the control, runs one.
+#[test]
+fn git_never_enters_a_submodule_whatever_the_repository_configures() {
+    for (case, ignore_in) in [
+        ("ignore=none in .gitmodules", ".gitmodules"),
+        ("ignore=none in .git/config", ".git/config"),
+    ] {
+        let fixture = Fixture::new();
+        let root = fixture.root();
+        let registry = git_repo(root);
+        let inner = tempfile::tempdir().unwrap();
+        std::fs::write(inner.path().join("f.txt"), "hi\n").unwrap();
+        plain_git(inner.path(), &["init", "-q"]);
+        plain_git(inner.path(), &["add", "f.txt"]);
+        plain_git(inner.path(), &["commit", "-qm", "inner"]);
+        let url = inner.path().to_str().unwrap();
+        plain_git(root, &["submodule", "add", "-q", url, "sub"]);
+        plain_git(root, &["commit", "-qm", "submodule"]);
+        let marker = |name: &str| root.join(name);
+        let modules = root.join(".git/modules/sub");
+        let mut config = std::fs::read_to_string(modules.join("config")).unwrap();
+        config.push_str(&format!(
+            "[filter \"x\"]\n\tclean = touch {}; cat\n[diff \"y\"]\n\ttextconv = touch {}; cat\n",
+            marker("clean-ran").display(),
+            marker("textconv-ran").display()
+        ));
+        std::fs::write(modules.join("config"), config).unwrap();
+        std::fs::create_dir_all(modules.join("info")).unwrap();
+        std::fs::write(modules.join("info/attributes"), "* filter=x diff=y\n").unwrap();
+        let file = root.join(ignore_in);
+        let mut text = std::fs::read_to_string(&file).unwrap();
+        if ignore_in == ".gitmodules" {
+            text.push_str("\tignore = none\n");
+        } else {
+            text.push_str(
+                "[submodule \"sub\"]\n\tignore = none\n[diff]\n\tignoreSubmodules = none\n",
+            );
+        }
+        std::fs::write(&file, text).unwrap();
+        // Same size, new time: git must read the file, through the filter.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        std::fs::write(root.join("sub/f.txt"), "hj\n").unwrap();
+        for command in [
+            "git status",
+            "git status --short",
+            "git -C src status --porcelain",
+            "git diff",
+            "git diff HEAD",
+            "git diff-files",
+            "git diff-index HEAD",
+        ] {
+            let result = exec(&registry, command);
+            let outcome = result
+                .outcome()
+                .unwrap_or_else(|| panic!("{case}: {command}: {}", result.text()));
+            assert!(
+                outcome.exit_code().is_some(),
+                "{case}: {command}: {}",
+                outcome.render()
+            );
+            for name in ["clean-ran", "textconv-ran"] {
+                assert!(!marker(name).exists(), "{case}: {command} ran {name}");
+            }
+        }
+        // The dry run shows what the run point adds.
+        let dry = registry.dry_run("exec", &json!({"command": "git -C src status --short"}));
+        let argv = dry.unwrap().argv;
+        assert_eq!(
+            argv,
+            [
+                "git",
+                "-C",
+                "src",
+                "status",
+                "--ignore-submodules=all",
+                "--short"
+            ],
+            "{case}"
+        );
+        // Control: plain git enters the submodule and runs its filter.
+        plain_git(root, &["status", "--short"]);
+        assert!(
+            marker("clean-ran").exists(),
+            "{case}: the control ran no driver"
+        );
+    }
+}

@@ -293,6 +293,11 @@ pub(crate) const ZIP: Spec = Spec {
     names: &["zip"],
     class: CommandClass::Other,
     table: Table {
+        // zip reads its own option grammar (multi-letter short options such
+        // as `-TT`, `-lf`, `-sf`): the accepted letters are chosen so that
+        // every bundle of them zip could read as one multi-letter option
+        // (`-du`, `-nw`, `-tt`) is harmless, and the walker reads such a
+        // bundle as single letters, taking at most as many words as values.
         options: &[
             refuse(
                 "-T --test",
@@ -310,21 +315,84 @@ pub(crate) const ZIP: Spec = Spec {
                 "-m --move",
                 "deletes the original files; the exec tool only adds copies to archives",
             ),
-            path("-b --temp-path"),
-            path("-O --output-file"),
-            path("--logfile-path"),
-            value("-n --suffixes"),
-            value("-P --password"),
+            refuse(
+                "-b --temp-path",
+                "puts the temporary archive in a folder of your choice; leave it out (zip writes it next to the archive)",
+            ),
+            refuse(
+                "-O --output-file",
+                "writes the archive somewhere else than the one named; name the archive to write as the first argument",
+            ),
+            refuse(
+                "--logfile-path --log-append --log-info",
+                "writes a log file; the output comes back to you",
+            ),
+            refuse(
+                "-e --encrypt -c --entry-comments -z --archive-comment",
+                "asks questions on standard input, which is closed here; leave it out",
+            ),
+            refuse(
+                "-A --adjust-sfx -J --junk-sfx -F --fix --fixfix -U --copy-entries -g --grow -d --delete --filesync --difference-archive",
+                "rewrites an existing archive in place; write a new archive instead",
+            ),
+            refuse(
+                "-s --split-size --split-pause --split-verbose --split-bell",
+                "splits the archive into pieces (and may ask where to put them); write one archive",
+            ),
+            refuse(
+                "--fifo",
+                "reads FIFOs, which can block until the call's timeout; leave it out",
+            ),
             flag("-r --recurse-paths"),
             flag("-R --recurse-patterns"),
             flag("-y --symlinks"),
+            flag("-q --quiet"),
+            flag("-v --verbose"),
+            flag("-j --junk-paths"),
+            flag("-D --no-dir-entries"),
+            flag("-X --strip-extra"),
+            flag("-u --update"),
+            flag("-f --freshen"),
+            flag("-o --latest-time"),
+            flag("-0 --store"),
+            flag("-1 --compress-1 -2 --compress-2 -3 --compress-3 -4 --compress-4 -5 --compress-5"),
+            flag("-6 --compress-6 -7 --compress-7 -8 --compress-8 -9 --compress-9"),
+            flag("-x --exclude"),
+            flag("-i --include"),
+            value("-n --suffixes"),
+            value("-P --password"),
+            value("-t --from-date --before-date"),
+            flag("--must-match"),
+            flag("--no-wild"),
+            flag("-h --help"),
+            flag("--version"),
         ],
-        unknown: Unknown::Flag,
+        unknown: Unknown::Refuse(
+            "is not one zip's table accepts; use -r with -y, -q, -j, -u, -x PATTERN... or -0 to -9",
+        ),
     },
     operands: Operands::Files { stdin: false },
-    judge: Judge::Then(zip_links),
+    judge: Judge::Then(zip_rules),
     env: &[],
-    allows: &["zip out.zip README.md src/main.rs", "zip -ry out.zip src"],
+    allows: &[
+        "zip out.zip README.md src/main.rs",
+        "zip -ry out.zip src",
+        "zip -r -y -q -9 out.zip src -x '*.o'",
+        "zip --recurse-paths --symlinks --quiet --junk-paths out.zip src",
+        "zip -jDXufo -0 out.zip README.md",
+        "zip --no-dir-entries --strip-extra --update --freshen --latest-time --store out.zip a",
+        "zip -1 -2 -3 -4 -5 -6 -7 -8 out.zip a",
+        "zip --compress-1 --compress-2 --compress-3 --compress-4 --compress-5 out.zip a",
+        "zip --compress-6 --compress-7 --compress-8 --compress-9 out.zip a",
+        "zip -i '*.rs' -n .gz:.png -P secret -t 2020-01-01 -v out.zip src/main.rs",
+        "zip --include=a --exclude=b --suffixes=.gz --password=x --from-date=2020-01-01 out.zip a",
+        "zip --before-date=2020-01-01 --must-match --no-wild --verbose out.zip a",
+        "zip -Ry out.zip '*.rs'",
+        "zip --recurse-patterns --symlinks out.zip '*.rs'",
+        "zip -h",
+        "zip --help",
+        "zip --version",
+    ],
     refuses: &[
         "zip --unzip-command='id #' -T x.zip README.md",
         "zip x.zip README.md -T -TT 'sh #'",
@@ -333,12 +401,38 @@ pub(crate) const ZIP: Spec = Spec {
         "zip -TT id x.zip a",
         "zip -m out.zip README.md",
         "zip -r out.zip src",
+        "zip -O /tmp/out.zip in.zip README.md",
+        "zip -O copy.zip in.zip README.md",
+        "zip --out /tmp/out.zip in.zip a",
+        "zip -b /tmp out.zip README.md",
+        "zip -@ out.zip",
+        "zip out.zip @",
+        "zip out.zip @list.txt",
+        "zip -x@/etc/list out.zip a",
+        "zip -lf /tmp/log out.zip a",
+        "zip --logfile-path=log.txt out.zip a",
+        "zip -e out.zip a",
+        "zip -FF in.zip --out fixed.zip",
+        "zip -d out.zip a",
+        "zip -sf out.zip",
+        "zip -FI out.zip fifo",
+        "zip -X- out.zip a",
+        "zip out.zip -",
+        "zip --bogus out.zip a",
     ],
 };
 
 /// zip follows symbolic links while recursing unless `-y` stores them as
-/// links.
-fn zip_links(ctx: &Ctx<'_>, walked: &crate::options::Walk, _: &mut Judged) -> Result<(), Finding> {
+/// links; an operand starting with `@` is not a file name to zip (`-@`
+/// reads names from standard input, `-x@FILE` a list from a file).
+fn zip_rules(ctx: &Ctx<'_>, walked: &crate::options::Walk, _: &mut Judged) -> Result<(), Finding> {
+    if let Some(operand) = walked.operands().find(|op| op.starts_with('@')) {
+        return Err(Finding::operand(
+            ctx.program,
+            operand,
+            "names a list of files to read, not a file; name the files themselves",
+        ));
+    }
     let recursive = walked.has("-r") || walked.has("-R");
     if recursive && !walked.has("-y") {
         return Err(Finding::option(

@@ -14,7 +14,7 @@ use crate::spec::{Ctx, Judge, Judged, Operands, Spec, standard};
 
 const NAMES_FROM_FILE: &str = "reads the names of the files to open from a file, which would let it open files outside the workspace; name the files as arguments";
 /// `-NUM` where the program's getopt takes digits as options (grep's
-/// context, uniq's fields).
+/// context, documented as `-NUM`).
 pub(crate) const DIGITS: Opt = flag("-0 -1 -2 -3 -4 -5 -6 -7 -8 -9");
 const HELP: [Opt; 2] = [flag("--help"), flag("--version")];
 const FOLLOW: &str = "follows the file forever, so the call would only end at its timeout; read the end once with tail -n";
@@ -94,6 +94,7 @@ pub(crate) const HEAD: Spec = Spec {
         "head -q -v -z README.md Cargo.toml",
         "head --quiet --silent --verbose --zero-terminated README.md",
         "head --help",
+        "head --version",
     ],
     refuses: &[
         "head /dev/zero",
@@ -167,6 +168,7 @@ pub(crate) const TAIL: Spec = Spec {
         "tail -n 2 -s 1 --pid=1 --max-unchanged-stats=5 README.md",
         "tail --sleep-interval=1 README.md",
         "tail --help",
+        "tail --version",
     ],
     refuses: &[
         "tail -f log.txt",
@@ -258,6 +260,7 @@ pub(crate) const WC: Spec = Spec {
         "wc -w -m -L README.md",
         "wc --bytes --chars --lines --max-line-length --words README.md",
         "wc --help",
+        "wc --version",
     ],
     refuses: &[
         "wc --files0-from=list.txt",
@@ -334,6 +337,7 @@ pub(crate) const SORT: Spec = Spec {
         "sort --random-sort --random-source=README.md --reverse --version-sort README.md",
         "sort -S 10M README.md",
         "sort --help",
+        "sort --version",
     ],
     refuses: &[
         "sort -y README.md",
@@ -365,7 +369,6 @@ pub(crate) const UNIQ: Spec = Spec {
             flag("-i --ignore-case"),
             flag("-u --unique"),
             flag("-z --zero-terminated"),
-            DIGITS,
             HELP[0],
             HELP[1],
         ],
@@ -379,17 +382,18 @@ pub(crate) const UNIQ: Spec = Spec {
     allows: &[
         "uniq -c data.csv",
         "uniq -cdDiuz -f 1 -s 2 -w 3 data.csv",
-        "uniq -2 data.csv",
         "uniq --count --repeated --ignore-case --unique --zero-terminated data.csv",
         "uniq --skip-fields=1 --skip-chars=1 --check-chars=4 --all-repeated=separate data.csv",
         "uniq --group=both data.csv",
         "uniq --help",
+        "uniq --version",
     ],
     refuses: &[
         "uniq data.csv out.txt",
         "uniq",
         "uniq -x data.csv",
         "uniq --bogus data.csv",
+        "uniq -2 data.csv",
     ],
 };
 
@@ -436,6 +440,7 @@ pub(crate) const CUT: Spec = Spec {
         "cut --bytes=1 --characters=1 --delimiter=, --fields=1 data.csv",
         "cut -f1 --output-delimiter=';' --only-delimited --zero-terminated data.csv",
         "cut --help",
+        "cut --version",
     ],
     refuses: &["cut -f1 /etc/passwd", "cut -f1", "cut -x data.csv"],
 };
@@ -475,6 +480,7 @@ pub(crate) const NL: Spec = Spec {
         "nl --number-format=rz --number-separator=: --starting-line-number=1 README.md",
         "nl --number-width=3 --no-renumber README.md",
         "nl --help",
+        "nl --version",
     ],
     refuses: &["nl -bn -w1 -s '' /etc/shadow", "nl -x README.md"],
 };
@@ -507,6 +513,7 @@ pub(crate) const STAT: Spec = Spec {
         "stat --format=%n --printf='%s\\n' --cached=never Cargo.toml",
         "stat --dereference --file-system --terse Cargo.toml",
         "stat --help",
+        "stat --version",
     ],
     refuses: &[
         "stat /etc/shadow",
@@ -585,6 +592,7 @@ pub(crate) const FILE: Spec = Spec {
         "file --exclude=ascii --exclude-quiet=json --separator=: --parameter=bytes=100 README.md",
         "file -m README.md --magic-file=README.md Cargo.toml",
         "file --help",
+        "file --version",
         "file -v",
     ],
     refuses: &[
@@ -611,7 +619,7 @@ pub(crate) const DIFF: Spec = Spec {
             value("-x --exclude"),
             value("-I --ignore-matching-lines"),
             value("-S --starting-file"),
-            value("-L --label"),
+            value("--label"),
             value("-F --show-function-line"),
             value("-C"),
             optional("--context"),
@@ -676,6 +684,8 @@ pub(crate) const DIFF: Spec = Spec {
     judge: Judge::Then(diff_recursive),
     env: &[],
     allows: &[
+        "diff --recursive --no-dereference a b",
+        "diff --version",
         "diff -u a.txt b.txt",
         "diff -r --no-dereference src other",
         "diff -U 5 -C 2 -c a.txt b.txt",
@@ -688,7 +698,7 @@ pub(crate) const DIFF: Spec = Spec {
         "diff --ignore-case --ignore-tab-expansion --ignore-trailing-space a.txt b.txt",
         "diff --ignore-space-change --ignore-all-space --ignore-blank-lines --text a.txt b.txt",
         "diff --strip-trailing-cr --minimal --speed-large-files --horizon-lines=3 a.txt b.txt",
-        "diff -x '*.o' -X a.txt -I re -S a.txt -L one -L two -F re -D NAME -W 80 a.txt b.txt",
+        "diff -x '*.o' -X a.txt -I re -S a.txt --label one --label two -F re -D NAME -W 80 a.txt b.txt",
         "diff --exclude=x --exclude-from=a.txt --ignore-matching-lines=x --starting-file=a.txt a.txt b.txt",
         "diff --label=a --show-function-line=x --ifdef=X --width=80 --tabsize=4 a.txt b.txt",
         "diff --from-file=a.txt b.txt",
@@ -885,6 +895,7 @@ pub(crate) const DU: Spec = Spec {
         "du --si --summarize --one-file-system --block-size=1K --threshold=1 src",
         "du --exclude-from=README.md --time --time=ctime --time-style=iso src",
         "du --help",
+        "du --version",
     ],
     refuses: &[
         "du -sh /",
@@ -1063,6 +1074,7 @@ pub(crate) const PWD: Spec = Spec {
         "pwd -P",
         "pwd --logical --physical",
         "pwd --help",
+        "pwd --version",
     ],
     refuses: &["pwd -x", "pwd --bogus"],
 };

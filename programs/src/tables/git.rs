@@ -41,6 +41,8 @@ pub(crate) const GIT: Spec = Spec {
         "git remote -v",
         "git diff --text a b",
         "git log -c",
+        "git var GIT_AUTHOR_IDENT",
+        "git var GIT_DEFAULT_BRANCH",
     ],
     refuses: &[
         "git -c core.pager=id log",
@@ -97,6 +99,11 @@ pub(crate) const GIT: Spec = Spec {
         "git ls-files --recurse-submodules",
         "git diff --submodule=diff --ignore-submodules=none",
         "git status --ignore-submodules=none",
+        "git var -l",
+        "git var",
+        "git var GIT_AUTHOR_IDENT -l",
+        "git var --list",
+        "git var core.pager",
         "git",
     ],
 };
@@ -290,6 +297,35 @@ const SIMPLE: Table = Table {
     unknown: Unknown::Flag,
 };
 
+/// `git var -l` lists every configuration value (a credential a
+/// repository or the environment holds among them): only named variables.
+const VAR: Table = Table {
+    options: &[
+        HELP,
+        refuse(
+            "-l",
+            "lists every configuration value; ask for one variable: git var GIT_AUTHOR_IDENT",
+        ),
+    ],
+    unknown: Unknown::Refuse("is not allowed; ask for one variable: git var GIT_AUTHOR_IDENT"),
+};
+
+/// The variables `git var` may print: identities, the editor and pager
+/// git would use (neutralized here), the default branch and file places.
+const GIT_VARS: &[&str] = &[
+    "GIT_AUTHOR_IDENT",
+    "GIT_COMMITTER_IDENT",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_PAGER",
+    "GIT_DEFAULT_BRANCH",
+    "GIT_SHELL_PATH",
+    "GIT_ATTR_SYSTEM",
+    "GIT_ATTR_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_GLOBAL",
+];
+
 const CHANGES: &str = "creates, renames or deletes; the exec tool only lists";
 
 const BRANCH: Table = Table {
@@ -430,7 +466,15 @@ const SUBCOMMANDS: &[(&str, CommandClass, &Table, GitOperands)] = &[
     ),
     ("check-attr", CommandClass::Read, &SIMPLE, GitOperands::Revs),
     ("version", CommandClass::Neutral, &SIMPLE, GitOperands::Revs),
-    ("var", CommandClass::Read, &SIMPLE, GitOperands::Revs),
+    (
+        "var",
+        CommandClass::Read,
+        &VAR,
+        GitOperands::Verb {
+            allowed: GIT_VARS,
+            bare_ok: false,
+        },
+    ),
     (
         "branch",
         CommandClass::List,
@@ -498,6 +542,14 @@ pub(crate) fn git_global_dirs(args: &[String]) -> Option<Vec<String>> {
             .map(|dir| dir.unwrap_or_default().to_owned())
             .collect(),
     )
+}
+
+/// Where the subcommand of a git argv (without the program) is, as git
+/// reads its options before it; `None` without one, or when they cannot be
+/// read.
+pub(crate) fn git_subcommand_at(args: &[String]) -> Option<usize> {
+    let global = walk("git", &GLOBAL, args, Stop::FirstOperand).ok()?;
+    (global.rest < args.len()).then_some(global.rest)
 }
 
 fn git(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {

@@ -9,6 +9,8 @@ mod archive;
 mod files;
 mod git;
 mod interpreters;
+mod jq;
+mod patch;
 mod search;
 mod sed;
 mod toolchains;
@@ -16,7 +18,7 @@ mod write;
 
 use crate::spec::Spec;
 
-pub(crate) use git::git_global_dirs;
+pub(crate) use git::{git_global_dirs, git_subcommand_at};
 
 /// Every program with a table.
 pub(crate) const SPECS: &[&Spec] = &[
@@ -64,6 +66,8 @@ pub(crate) const SPECS: &[&Spec] = &[
     &write::TOUCH,
     &write::TEE,
     &write::BASE64,
+    &jq::JQ,
+    &patch::PATCH,
 ];
 
 /// One example command that a program's table promises to allow or to

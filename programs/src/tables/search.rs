@@ -78,6 +78,9 @@ pub(crate) const GREP: Spec = Spec {
     judge: Judge::Then(grep_operands),
     env: &[],
     allows: &[
+        "grep --recursive --version TODO src",
+        "grep -f patterns.txt README.md",
+        "grep -0123456789 TODO README.md",
         "grep -rn TODO src",
         "grep -n 'fn main' src/main.rs",
         "grep -rn -e foo -e bar .",
@@ -267,6 +270,9 @@ pub(crate) const RG: Spec = Spec {
     allows: &[
         "rg -n 'impl Display' src",
         "rg --files",
+        "rg --version",
+        "rg -P 'a+' src",
+        "rg -h",
         "rg -t rust TODO",
         "rg -e a -e b src",
         "rg --files src",
@@ -356,7 +362,7 @@ pub(crate) const FIND: Spec = Spec {
         "find . -user root -group root -uid 0 -gid 0 -atime 1 -ctime 1 -amin 1 -cmin 1 -used 1",
         "find . -inum 1 -links 1 -fstype ext4 -true -false -executable -readable -writable",
         "find . -nouser -nogroup -ls -quit -d -mount -xdev -noleaf -daystart -warn -nowarn",
-        "find . -ignore_readdir_race -noignore_readdir_race -and -or , -anewer x -cnewer x -samefile x",
+        "find . -ignore_readdir_race -noignore_readdir_race -true -and -true -or -true , -anewer x -cnewer x -samefile x",
         "find . '(' -name a ')' -newermt '1 day ago'",
         "find --help",
         "find -version",
@@ -381,6 +387,13 @@ pub(crate) const FIND: Spec = Spec {
         "find . -context x -exec id \\;",
         "find , -newer /etc/shadow",
         "find -- /etc -name x",
+        "find . -name",
+        "find . '(' -name x",
+        "find . -name x ')'",
+        "find . '(' ')'",
+        "find . -o -name x",
+        "find . -name x -a -o -type f",
+        "find . !",
     ],
 };
 
@@ -492,20 +505,39 @@ fn find(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
         judged.path(program, arg)?;
         i += 1;
     }
-    // The expression.
+    // The expression: each word read as find reads it (an accepted
+    // predicate takes the next word as its argument, whatever it looks
+    // like), then its structure checked as find's parser checks it.
+    let mut tokens = Vec::new();
     while let Some(arg) = args.get(i) {
         let word = arg.as_str();
         i += 1;
         let operand = |i: &mut usize| {
             *i += 1;
-            args.get(*i - 1).cloned().unwrap_or_default()
+            args.get(*i - 1).cloned().ok_or_else(|| {
+                Finding::option(
+                    program,
+                    word,
+                    "needs an argument; give it (find . -name '*.rs')",
+                )
+            })
         };
-        match word {
-            w if ZERO.contains(&w) => {}
+        let token = match word {
+            "!" | "-not" => Token::Not,
+            "-a" | "-and" => Token::And,
+            "-o" | "-or" => Token::Or,
+            "," => Token::Comma,
+            "(" => Token::Open,
+            ")" => Token::Close,
+            w if ZERO.contains(&w) => Token::Primary,
             w if ONE_PLAIN.contains(&w) => {
-                operand(&mut i);
+                operand(&mut i)?;
+                Token::Primary
             }
-            w if ONE_PATH.contains(&w) => judged.path(program, &operand(&mut i))?,
+            w if ONE_PATH.contains(&w) => {
+                judged.path(program, &operand(&mut i)?)?;
+                Token::Primary
+            }
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
                 return Err(Finding::option(program, word, RUNS));
             }
@@ -528,10 +560,11 @@ fn find(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
                 ));
             }
             w if is_newer_xy(w) => {
-                let reference = operand(&mut i);
+                let reference = operand(&mut i)?;
                 if !w.ends_with('t') {
                     judged.path(program, &reference)?;
                 }
+                Token::Primary
             }
             w => {
                 return Err(Finding::operand(
@@ -542,9 +575,145 @@ fn find(ctx: &Ctx<'_>, args: &[String]) -> Result<Judged, Finding> {
                     ),
                 ));
             }
-        }
+        };
+        tokens.push((token, word));
+    }
+    if let Err(why) = Structure::check(&tokens) {
+        return Err(Finding::operand(program, "", why));
     }
     Ok(judged)
+}
+
+/// One word of a find expression, by its part in the grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Token {
+    /// A test, an action or an option (find's tree holds options too).
+    Primary,
+    /// `!`, `-not`.
+    Not,
+    /// `-a`, `-and`.
+    And,
+    /// `-o`, `-or`.
+    Or,
+    /// `,`.
+    Comma,
+    /// `(`.
+    Open,
+    /// `)`.
+    Close,
+}
+
+/// How deep parentheses may nest (find has no limit; jig keeps its own
+/// parser's recursion bounded).
+const MAX_NESTING: usize = 64;
+
+/// find's expression grammar, as its parser reads it:
+/// `expr := or (',' or)*`, `or := and ('-o' and)*`,
+/// `and := unary (['-a'] unary)*`, `unary := '!' unary | '(' expr ')' | primary`.
+/// find refuses an empty `()`, an operator with nothing before or after
+/// it, and unbalanced parentheses: so does this.
+struct Structure<'a> {
+    tokens: &'a [(Token, &'a str)],
+    at: usize,
+    depth: usize,
+}
+
+impl<'a> Structure<'a> {
+    fn check(tokens: &'a [(Token, &'a str)]) -> Result<(), String> {
+        if tokens.is_empty() {
+            return Ok(());
+        }
+        let mut parser = Structure {
+            tokens,
+            at: 0,
+            depth: 0,
+        };
+        parser.expr()?;
+        match parser.tokens.get(parser.at) {
+            None => Ok(()),
+            Some(_) => {
+                Err("the expression has a `)` without its `(`; balance the parentheses".to_owned())
+            }
+        }
+    }
+
+    fn peek(&self) -> Option<Token> {
+        self.tokens.get(self.at).map(|(token, _)| *token)
+    }
+
+    fn expr(&mut self) -> Result<(), String> {
+        self.or()?;
+        while self.peek() == Some(Token::Comma) {
+            self.at += 1;
+            self.or()?;
+        }
+        Ok(())
+    }
+
+    fn or(&mut self) -> Result<(), String> {
+        self.and()?;
+        while self.peek() == Some(Token::Or) {
+            self.at += 1;
+            self.and()?;
+        }
+        Ok(())
+    }
+
+    fn and(&mut self) -> Result<(), String> {
+        self.unary()?;
+        loop {
+            match self.peek() {
+                Some(Token::And) => {
+                    self.at += 1;
+                    self.unary()?;
+                }
+                Some(Token::Primary | Token::Not | Token::Open) => self.unary()?,
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn unary(&mut self) -> Result<(), String> {
+        while self.peek() == Some(Token::Not) {
+            self.at += 1;
+        }
+        let before = self.at.checked_sub(1).and_then(|at| self.tokens.get(at));
+        let after = |word: Option<&(Token, &str)>| match word {
+            Some((_, word)) => format!(" after `{word}`"),
+            None => String::new(),
+        };
+        let word = self.tokens.get(self.at).copied();
+        self.at += 1;
+        match word {
+            Some((Token::Primary, _)) => Ok(()),
+            Some((Token::Open, _)) => {
+                if self.peek() == Some(Token::Close) {
+                    return Err(
+                        "find refuses empty parentheses `( )`; put a test inside".to_owned()
+                    );
+                }
+                if self.depth >= MAX_NESTING {
+                    return Err(format!("parentheses nest at most {MAX_NESTING} deep here"));
+                }
+                self.depth += 1;
+                self.expr()?;
+                self.depth -= 1;
+                if self.peek() != Some(Token::Close) {
+                    return Err("a `(` is never closed; balance the parentheses".to_owned());
+                }
+                self.at += 1;
+                Ok(())
+            }
+            Some((_, word)) => Err(format!(
+                "`{word}` comes where find expects a test{}; give a test (-name, -type...) there",
+                after(before)
+            )),
+            None => Err(format!(
+                "the expression ends where find expects a test{}; finish it",
+                after(before)
+            )),
+        }
+    }
 }
 
 /// `-newerXY` with X, Y among `a B c m` (and Y also `t`, a time string).

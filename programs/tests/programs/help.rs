@@ -1,9 +1,10 @@
 //! The oracle for the fail-closed tables is the real program: every long
-//! option a converted table accepts appears in the program's own `--help`
-//! on this machine (GNU coreutils, GNU grep, GNU findutils, file, ripgrep,
-//! tree), so a table never accepts an option the program does not have.
-//! A program that is not installed fails the test loudly (CI installs
-//! ripgrep and tree in `.ci/run`).
+//! and every short option a converted table accepts appears in the
+//! program's own `--help` on this machine (GNU coreutils, GNU grep, GNU
+//! findutils, file, ripgrep, tree, GNU tar, GNU patch, jq, Info-ZIP zip),
+//! so a table never accepts an option the program does not have. A program
+//! that is not installed fails the test loudly (CI installs ripgrep and
+//! tree in `.ci/run`).
 
 use jig_programs::{Lookup, lookup};
 
@@ -29,6 +30,17 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("echo", &["--help"]),
     ("tar", &["--help"]),
     ("pwd", &["--help"]),
+    ("cp", &["--help"]),
+    ("mv", &["--help"]),
+    ("mkdir", &["--help"]),
+    ("touch", &["--help"]),
+    ("tee", &["--help"]),
+    // The encoders share one table; basenc's help lists every encoding.
+    ("basenc", &["--help"]),
+    ("jq", &["--help"]),
+    ("patch", &["--help"]),
+    // Info-ZIP zip lists every option, short and long, with `-so`.
+    ("zip", &["-so"]),
 ];
 
 /// The program's help text (standard output and error together: some
@@ -48,7 +60,28 @@ fn help(program: &str, args: &[&str]) -> String {
         });
     let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&output.stderr));
+    if program == "zip" {
+        return zip_options(&text);
+    }
     expand_diff_templates(&text)
+}
+
+/// Info-ZIP's `zip -so` prints one option a line as `SHORT LONG ...`,
+/// without dashes (a line without a short name starts with blanks): spell
+/// them as `-S --LONG`.
+fn zip_options(text: &str) -> String {
+    let mut spelled = String::from("--help\n");
+    for line in text.lines().skip(3) {
+        let short = line.get(1..4).unwrap_or_default().trim();
+        let long = line.get(5..24).unwrap_or_default().trim();
+        if !short.is_empty() {
+            spelled.push_str(&format!("-{short}\n"));
+        }
+        if !long.is_empty() {
+            spelled.push_str(&format!("--{long}\n"));
+        }
+    }
+    spelled
 }
 
 /// GNU diff names its format options by template (`--LTYPE-line-format`,
@@ -83,7 +116,7 @@ fn names(help: &str, option: &str) -> bool {
 }
 
 #[test]
-fn every_accepted_long_option_is_in_the_programs_help() {
+fn every_accepted_option_is_in_the_programs_help() {
     let mut invented = Vec::new();
     for (program, args) in PROGRAMS {
         let Lookup::Spec(spec) = lookup(program) else {
@@ -98,15 +131,20 @@ fn every_accepted_long_option_is_in_the_programs_help() {
             text.contains("--help") || text.contains("Usage") || text.contains("usage"),
             "{program}: no help text came back:\n{text}"
         );
-        for option in spec.accepted_long_options() {
-            if !names(&text, option) {
+        let options = spec.accepted_long_options();
+        let short = spec.accepted_short_options();
+        for option in options.into_iter().chain(short) {
+            // `-5` where the help says `-NUM` (grep's context).
+            let digit = option.len() == 2 && option.as_bytes()[1].is_ascii_digit();
+            let named = names(&text, option) || (digit && names(&text, "-NUM"));
+            if !named {
                 invented.push(format!("{program} {option}"));
             }
         }
     }
     assert!(
         invented.is_empty(),
-        "options the tables accept that the programs' --help does not name:\n{}",
+        "options the tables accept that the programs' help does not name:\n{}",
         invented.join("\n")
     );
 }
@@ -119,6 +157,7 @@ fn which_takes_only_dash_a() {
     };
     assert!(spec.fails_closed());
     assert!(spec.accepted_long_options().is_empty());
+    assert_eq!(spec.accepted_short_options(), ["-a"]);
     let text = help("which", &["-h"]);
     assert!(text.contains("[-a]"), "which's usage changed:\n{text}");
 }
@@ -130,4 +169,59 @@ fn the_matcher_takes_whole_options_only() {
     assert!(names("--color[=WHEN]", "--color"));
     assert!(names("--files0-from=F", "--files0-from"));
     assert!(!names("--no-ignore-vcs", "--ignore-vcs"));
+    assert!(names("  -n, --lines=NUM", "-n"));
+    assert!(!names("  --no-dereference", "-n"));
+    assert!(!names("  -nw  x", "-n"));
+}
+
+#[test]
+fn zip_options_are_spelt_out() {
+    let text = " sh  long               val  neg description\n --  ----               ---  --- ----\n\n 0   store                       store\n TT  unzip-command      req      unzip command\n     version                     (if no other args)\n";
+    let spelled = zip_options(text);
+    for option in ["-0", "--store", "-TT", "--unzip-command", "--version"] {
+        assert!(names(&spelled, option), "{option}: {spelled}");
+    }
+}
+
+/// The tables document themselves: every option a fail-closed table
+/// accepts appears in one of the commands it promises to allow (a long
+/// option spelt out, possibly abbreviated or with `=VALUE`; a short one
+/// alone or in a bundle of short letters).
+#[test]
+fn every_accepted_option_has_an_allowed_example() {
+    let examples = jig_programs::table_examples();
+    let mut missing = Vec::new();
+    for (program, _) in PROGRAMS.iter().chain(&[("which", &[][..])]) {
+        let Lookup::Spec(spec) = lookup(program) else {
+            panic!("{program} has no table");
+        };
+        let first = spec.names()[0];
+        let words: Vec<&str> = examples
+            .iter()
+            .filter(|e| e.program == first && e.allowed)
+            .flat_map(|e| e.command.split_whitespace())
+            .collect();
+        for option in spec.accepted_long_options() {
+            let used = words
+                .iter()
+                .any(|w| *w == option || w.starts_with(&format!("{option}=")));
+            if !used {
+                missing.push(format!("{program} {option}"));
+            }
+        }
+        for option in spec.accepted_short_options() {
+            let letter = &option[1..];
+            let used = words
+                .iter()
+                .any(|w| w.starts_with('-') && !w.starts_with("--") && w[1..].contains(letter));
+            if !used {
+                missing.push(format!("{program} {option}"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "options the tables accept without an allowed example:\n{}",
+        missing.join("\n")
+    );
 }
