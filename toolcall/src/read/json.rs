@@ -33,7 +33,11 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
     // the markers inside which a `{"name": {arguments}}` object (one key)
     // is a call (Apertus)
     let name_keyed = marks.has(Marker::ToolsPrefix);
-    let mut found: Vec<(usize, ToolCall)> = bare_names(text, marks, scan)?;
+    // `<tool_call>name</tool_call>` calls, merged by offset with the JSON
+    // ones (which come in order) when there are any
+    let bare: Vec<(usize, ToolCall)> = bare_names(text, marks, scan)?;
+    let mut found: Vec<ToolCall> = Vec::new();
+    let mut starts: Vec<usize> = Vec::new();
     let mut soft_problem = None;
     let mut values = Values::new(text, 0);
     let counted = scan.steps;
@@ -76,7 +80,10 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
                             partial: call.name().to_owned(),
                         });
                     }
-                    found.push((range.start, call));
+                    if !bare.is_empty() {
+                        starts.push(range.start);
+                    }
+                    found.push(call);
                     list_calls += 1;
                 }
                 Err(problem @ (CallError::MissingName { .. } | CallError::NotAnObject { .. })) => {
@@ -97,14 +104,19 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
         }
     }
     scan.steps = counted + values.steps();
-    if found.is_empty() {
+    if found.is_empty() && bare.is_empty() {
         return match soft_problem {
             Some(problem) => Err(problem),
             None => Ok(Vec::new()),
         };
     }
-    found.sort_by_key(|(at, _)| *at);
-    Ok(found.into_iter().map(|(_, call)| call).collect())
+    if bare.is_empty() {
+        return Ok(found);
+    }
+    let mut all: Vec<(usize, ToolCall)> = bare;
+    all.extend(starts.into_iter().zip(found));
+    all.sort_by_key(|(at, _)| *at);
+    Ok(all.into_iter().map(|(_, call)| call).collect())
 }
 
 fn call_of(value: Candidate, name_keyed: bool) -> Result<ToolCall, CallError> {

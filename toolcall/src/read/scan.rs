@@ -14,15 +14,20 @@ impl Scan {
         Scan::default()
     }
 
-    /// The first `needle` in `text` at or after `from`, counting the bytes
-    /// passed over.
-    pub(crate) fn find(&mut self, text: &str, from: usize, needle: &str) -> Option<usize> {
+    /// The first needle of `finder` in `text` at or after `from`, counting
+    /// the bytes passed over (memchr's searcher, built once by the caller:
+    /// building one cost more than searching a reply of a few hundred
+    /// bytes).
+    pub(crate) fn find_with(
+        &mut self,
+        text: &str,
+        from: usize,
+        finder: &memchr::memmem::Finder<'_>,
+    ) -> Option<usize> {
         let rest = text.get(from..)?;
-        // memchr's search, not `str::find`: building `str::find`'s searcher
-        // cost more than the search itself on replies of a few hundred bytes
-        match memchr::memmem::find(rest.as_bytes(), needle.as_bytes()) {
+        match finder.find(rest.as_bytes()) {
             Some(at) => {
-                self.steps += at + needle.len();
+                self.steps += at + finder.needle().len();
                 Some(from + at)
             }
             None => {
@@ -81,6 +86,18 @@ pub(crate) fn name_end(text: &str, at: usize) -> usize {
     at + rest.find(|c: char| !is_name_char(c)).unwrap_or(rest.len())
 }
 
+/// The first `needle` in a short `text` (a tag): memchr for its first
+/// byte, then a comparison; no searcher is built.
+pub(crate) fn find_short(text: &str, needle: &str) -> Option<usize> {
+    let (first, _) = needle.as_bytes().split_first()?;
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(*first, bytes).find(|at| {
+        bytes
+            .get(*at..)
+            .is_some_and(|rest| rest.starts_with(needle.as_bytes()))
+    })
+}
+
 /// The first characters of a text, for a message.
 pub(crate) fn shorten(text: &str) -> String {
     const SHOWN: usize = 40;
@@ -106,7 +123,9 @@ pub(crate) fn skip_space(text: &str, at: usize) -> usize {
 pub(crate) enum Next {
     Marked(Marker),
     Text {
-        needle: String,
+        /// The needle's searcher, built once (building one cost more than
+        /// a search through a short reply).
+        finder: Box<memchr::memmem::Finder<'static>>,
         known: Option<(usize, Option<usize>)>,
     },
 }
@@ -114,16 +133,16 @@ pub(crate) enum Next {
 impl Next {
     pub(crate) fn new(needle: &str) -> Self {
         Next::Text {
-            needle: needle.to_owned(),
+            finder: Box::new(memchr::memmem::Finder::new(needle).into_owned()),
             known: None,
         }
     }
 
-    /// The needle.
-    pub(crate) fn needle(&self) -> &str {
+    /// The needle's length in bytes.
+    pub(crate) fn needle_len(&self) -> usize {
         match self {
-            Next::Marked(marker) => marker.text(),
-            Next::Text { needle, .. } => needle,
+            Next::Marked(marker) => marker.text().len(),
+            Next::Text { finder, .. } => finder.needle().len(),
         }
     }
 
@@ -134,9 +153,9 @@ impl Next {
         text: &str,
         from: usize,
     ) -> Option<usize> {
-        let (needle, known) = match self {
+        let (finder, known) = match self {
             Next::Marked(marker) => return marks.find(scan, *marker, from),
-            Next::Text { needle, known } => (needle, known),
+            Next::Text { finder, known } => (finder, known),
         };
         if let Some((asked, answer)) = *known
             && asked <= from
@@ -147,7 +166,7 @@ impl Next {
                 Some(_) => {}
             }
         }
-        let answer = scan.find(text, from, needle);
+        let answer = scan.find_with(text, from, finder);
         *known = Some((from, answer));
         answer
     }

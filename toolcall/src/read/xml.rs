@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::json::arguments;
 use super::make_call;
 use super::marks::{Marker, Marks};
-use super::scan::{Next, Scan, skip_space};
+use super::scan::{Next, Scan, find_short, skip_space};
 use crate::call::{CallError, ToolCall};
 use crate::repair::repair_value;
 
@@ -113,7 +113,7 @@ fn value_end(
         .find(marks, scan, text, search_from)
         .filter(|end| *end <= limit)
     {
-        Some(end) => (end, end + close.needle().len()),
+        Some(end) => (end, end + close.needle_len()),
         None => {
             let end = next
                 .find(marks, scan, text, from)
@@ -184,7 +184,7 @@ fn qwen(
 fn attribute<'t>(tag: &'t str, name: &str) -> Option<&'t str> {
     let mut from = 0;
     let at = loop {
-        let found = from + memchr::memmem::find(tag.get(from..)?.as_bytes(), name.as_bytes())?;
+        let found = from + find_short(tag.get(from..)?, name)?;
         let value = found + name.len();
         if tag.get(value..)?.starts_with("=\"") {
             break value + 2;
