@@ -14,27 +14,32 @@ impl Scan {
         Scan::default()
     }
 
-    /// The first needle of `finder` in `text` at or after `from`, counting
-    /// the bytes passed over (memchr's searcher, built once by the caller:
-    /// building one cost more than searching a reply of a few hundred
-    /// bytes).
-    pub(crate) fn find_with(
-        &mut self,
-        text: &str,
-        from: usize,
-        finder: &memchr::memmem::Finder<'_>,
-    ) -> Option<usize> {
-        let rest = text.get(from..)?;
-        match finder.find(rest.as_bytes()) {
-            Some(at) => {
-                self.steps += at + finder.needle().len();
-                Some(from + at)
+    /// The first `needle` in `text` at or after `from`, counting every
+    /// byte passed over or compared: memchr finds its first byte, a
+    /// comparison follows at each. No searcher is built (building memchr's
+    /// cost more than the search through a reply of a few hundred bytes).
+    /// Linear when the needle's first byte occurs nowhere else in it, as
+    /// in the tags searched for (`</ns:invoke>`): a comparison that
+    /// matched `k` bytes passed over `k` bytes where no candidate starts.
+    pub(crate) fn find_tag(&mut self, text: &str, from: usize, needle: &str) -> Option<usize> {
+        let rest = text.get(from..)?.as_bytes();
+        let (first, tail) = needle.as_bytes().split_first()?;
+        let mut pos = 0;
+        while let Some(at) = rest
+            .get(pos..)
+            .and_then(|part| memchr::memchr(*first, part))
+            .map(|at| pos + at)
+        {
+            let after = rest.get(at + 1..).unwrap_or(&[]);
+            let same = after.iter().zip(tail).take_while(|(a, b)| a == b).count();
+            self.steps += at + 1 - pos + same;
+            if same == tail.len() {
+                return Some(from + at);
             }
-            None => {
-                self.steps += rest.len();
-                None
-            }
+            pos = at + 1;
         }
+        self.steps += rest.len().saturating_sub(pos);
+        None
     }
 
     /// The first `byte` in `text` at or after `from`, counting the bytes
@@ -122,10 +127,9 @@ pub(crate) fn skip_space(text: &str, at: usize) -> usize {
 /// linear.
 pub(crate) enum Next {
     Marked(Marker),
+    /// A tag (see [`Scan::find_tag`]).
     Text {
-        /// The needle's searcher, built once (building one cost more than
-        /// a search through a short reply).
-        finder: Box<memchr::memmem::Finder<'static>>,
+        needle: String,
         known: Option<(usize, Option<usize>)>,
     },
 }
@@ -133,7 +137,7 @@ pub(crate) enum Next {
 impl Next {
     pub(crate) fn new(needle: &str) -> Self {
         Next::Text {
-            finder: Box::new(memchr::memmem::Finder::new(needle).into_owned()),
+            needle: needle.to_owned(),
             known: None,
         }
     }
@@ -142,7 +146,7 @@ impl Next {
     pub(crate) fn needle_len(&self) -> usize {
         match self {
             Next::Marked(marker) => marker.text().len(),
-            Next::Text { finder, .. } => finder.needle().len(),
+            Next::Text { needle, .. } => needle.len(),
         }
     }
 
@@ -153,9 +157,9 @@ impl Next {
         text: &str,
         from: usize,
     ) -> Option<usize> {
-        let (finder, known) = match self {
+        let (needle, known) = match self {
             Next::Marked(marker) => return marks.find(scan, *marker, from),
-            Next::Text { finder, known } => (finder, known),
+            Next::Text { needle, known } => (needle, known),
         };
         if let Some((asked, answer)) = *known
             && asked <= from
@@ -166,7 +170,7 @@ impl Next {
                 Some(_) => {}
             }
         }
-        let answer = scan.find_with(text, from, finder);
+        let answer = scan.find_tag(text, from, needle);
         *known = Some((from, answer));
         answer
     }
