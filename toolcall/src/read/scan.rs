@@ -135,9 +135,9 @@ pub(crate) enum Next {
 }
 
 impl Next {
-    pub(crate) fn new(needle: &str) -> Self {
+    pub(crate) fn new(needle: String) -> Self {
         Next::Text {
-            needle: needle.to_owned(),
+            needle,
             known: None,
         }
     }
