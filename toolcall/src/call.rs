@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::candidate::{Candidate, MAX_WRAPPERS, WRAPPER_KEYS, into_map};
+use crate::candidate::{Candidate, Key, MAX_WRAPPERS, WRAPPER_KEYS, into_map};
 use crate::error::RepairError;
 use crate::repair::Objects;
 
@@ -119,27 +119,27 @@ impl ToolCall {
 }
 
 /// The value of `key` (the last one when it is written twice).
-fn get<'m>(members: &'m [(String, Candidate)], key: &str) -> Option<&'m Candidate> {
+fn get<'m>(members: &'m [(Key, Candidate)], key: &str) -> Option<&'m Candidate> {
     members
         .iter()
         .rev()
-        .find(|(k, _)| k == key)
+        .find(|(k, _)| k.as_ref() == key)
         .map(|(_, value)| value)
 }
 
 /// Removes every member named `key`, giving the value that counts (the
 /// last); the others keep their order.
-fn take(members: &mut Vec<(String, Candidate)>, key: &str) -> Option<Candidate> {
-    let at = members.iter().rposition(|(k, _)| k == key)?;
+fn take(members: &mut Vec<(Key, Candidate)>, key: &str) -> Option<Candidate> {
+    let at = members.iter().rposition(|(k, _)| k.as_ref() == key)?;
     let (_, value) = members.remove(at);
-    members.retain(|(k, _)| k != key);
+    members.retain(|(k, _)| k.as_ref() != key);
     Some(value)
 }
 
 /// The name under the first name key that holds one; `None` when there is
 /// none (the object may still wrap a call: an object or array under a key
 /// that is also a wrapper key, like `function`, is a wrapper, not a name).
-fn take_name(members: &mut Vec<(String, Candidate)>) -> Result<Option<String>, CallError> {
+fn take_name(members: &mut Vec<(Key, Candidate)>) -> Result<Option<String>, CallError> {
     let key = NAME_KEYS.iter().find(|key| match get(members, key) {
         None => false,
         Some(value) if value.is_container() => !WRAPPER_KEYS.contains(*key),
@@ -164,7 +164,7 @@ fn take_name(members: &mut Vec<(String, Candidate)>) -> Result<Option<String>, C
 /// `{}`, a string is repaired as the text of an object.
 fn take_arguments(
     name: &str,
-    members: &mut Vec<(String, Candidate)>,
+    members: &mut Vec<(Key, Candidate)>,
 ) -> Result<Map<String, Value>, CallError> {
     let found = ARGUMENT_KEYS
         .iter()
@@ -176,7 +176,7 @@ fn take_arguments(
         None => {
             let siblings = std::mem::take(members)
                 .into_iter()
-                .filter(|(key, _)| !METADATA_KEYS.contains(&key.as_str()))
+                .filter(|(key, _)| !METADATA_KEYS.contains(&key.as_ref()))
                 .collect();
             Ok(into_map(siblings))
         }

@@ -11,6 +11,7 @@
 //! value, the arguments first of all, straight into the [`Value`] it ends
 //! up as.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -30,12 +31,43 @@ pub(crate) const WRAPPER_KEYS: [&str; 6] = [
 /// How many wrappers (arrays, wrapper keys) are looked through.
 pub(crate) const MAX_WRAPPERS: usize = 4;
 
+/// A member's key: the keys a call is read by are not copied.
+pub(crate) type Key = Cow<'static, str>;
+
+/// The key, borrowed from the keys a call is read by when it is one.
+fn known(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "name" => "name",
+        "arguments" => "arguments",
+        "tool" => "tool",
+        "tool_name" => "tool_name",
+        "function" => "function",
+        "action" => "action",
+        "args" => "args",
+        "parameters" => "parameters",
+        "params" => "params",
+        "input" => "input",
+        "action_input" => "action_input",
+        "tool_input" => "tool_input",
+        "function_call" => "function_call",
+        "tool_call" => "tool_call",
+        "tool_calls" => "tool_calls",
+        "call" => "call",
+        "id" => "id",
+        "type" => "type",
+        "call_id" => "call_id",
+        "tool_call_id" => "tool_call_id",
+        "index" => "index",
+        _ => return None,
+    })
+}
+
 /// A JSON value where a call may be.
 #[derive(Debug)]
 pub(crate) enum Candidate {
     /// An object's members, in the order written; a key written twice is
     /// there twice (the last one counts, as in a [`Map`]).
-    Object(Vec<(String, Candidate)>),
+    Object(Vec<(Key, Candidate)>),
     /// An array's items.
     Array(Vec<Candidate>),
     /// Any other value, or a value no call is looked for in.
@@ -87,7 +119,7 @@ impl Candidate {
                         } else {
                             Candidate::Other(value)
                         };
-                        (key, value)
+                        (known(&key).map_or(Cow::Owned(key), Cow::Borrowed), value)
                     })
                     .collect(),
             ),
@@ -110,12 +142,39 @@ impl From<Value> for Candidate {
 
 /// Members as a [`Map`]: a key written twice keeps its first place and its
 /// last value, as when the object is read into a map.
-pub(crate) fn into_map(members: Vec<(String, Candidate)>) -> Map<String, Value> {
+pub(crate) fn into_map(members: Vec<(Key, Candidate)>) -> Map<String, Value> {
     let mut map = Map::with_capacity(members.len());
     for (key, value) in members {
-        map.insert(key, value.into_value());
+        map.insert(key.into_owned(), value.into_value());
     }
     map
+}
+
+/// Reads a member's key.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Key, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Key;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
+        Ok(known(key).map_or_else(|| Cow::Owned(key.to_owned()), Cow::Borrowed))
+    }
+
+    fn visit_string<E: de::Error>(self, key: String) -> Result<Key, E> {
+        Ok(known(&key).map_or(Cow::Owned(key), Cow::Borrowed))
+    }
 }
 
 /// Reads a [`Candidate`] `depth` wrappers down.
@@ -213,8 +272,8 @@ impl<'de> Visitor<'de> for Seed {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Candidate, A::Error> {
         let mut members = Vec::with_capacity(4);
-        while let Some(key) = map.next_key::<String>()? {
-            let below = if WRAPPER_KEYS.contains(&key.as_str()) {
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            let below = if WRAPPER_KEYS.contains(&key.as_ref()) {
                 self.below()
             } else {
                 None
