@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::candidate::{Candidate, Key, MAX_WRAPPERS, WRAPPER_KEYS, into_map};
 use crate::error::RepairError;
 use crate::repair::Objects;
 
@@ -20,22 +21,8 @@ const ARGUMENT_KEYS: [&str; 7] = [
     "tool_input",
 ];
 
-/// Keys under which a call may be wrapped: `{"function": {...}}`,
-/// `{"tool_calls": [{...}]}`.
-const WRAPPER_KEYS: [&str; 6] = [
-    "function",
-    "function_call",
-    "tool_call",
-    "tool_calls",
-    "call",
-    "action",
-];
-
 /// Keys beside a call's name that describe the call, not its arguments.
 const METADATA_KEYS: [&str; 5] = ["id", "type", "call_id", "tool_call_id", "index"];
-
-/// How many wrappers (arrays, wrapper keys) are looked through.
-const MAX_WRAPPERS: usize = 4;
 
 /// A tool call: a tool name and its arguments.
 ///
@@ -55,10 +42,19 @@ impl ToolCall {
     ///
     /// A [`CallError`] that says what to send instead.
     pub fn from_json(value: Value) -> Result<ToolCall, CallError> {
+        ToolCall::from_candidate(Candidate::from(value))
+    }
+
+    /// [`ToolCall::from_json`] of a value read as a [`Candidate`].
+    pub(crate) fn from_candidate(value: Candidate) -> Result<ToolCall, CallError> {
         let mut value = value;
         for _ in 0..MAX_WRAPPERS {
+            // read as a plain value (as deep wrappers are): looked into
+            if let Candidate::Other(inner @ (Value::Object(_) | Value::Array(_))) = value {
+                value = Candidate::from(inner);
+            }
             value = match value {
-                Value::Array(items) => match items.into_iter().next() {
+                Candidate::Array(items) => match items.into_iter().next() {
                     Some(first) => first,
                     None => {
                         return Err(CallError::NotAnObject {
@@ -66,24 +62,26 @@ impl ToolCall {
                         });
                     }
                 },
-                Value::Object(mut map) => {
-                    if let Some(name) = take_name(&mut map)? {
-                        let arguments = take_arguments(&name, &mut map)?;
+                Candidate::Object(mut members) => {
+                    if let Some(name) = take_name(&mut members)? {
+                        let arguments = take_arguments(&name, &mut members)?;
                         return Ok(ToolCall { name, arguments });
                     }
-                    match WRAPPER_KEYS.iter().find_map(|key| map.remove(*key)) {
-                        Some(inner @ (Value::Object(_) | Value::Array(_))) => inner,
+                    match WRAPPER_KEYS.iter().find_map(|key| take(&mut members, key)) {
+                        Some(inner) if inner.is_container() => inner,
                         _ => {
                             return Err(CallError::MissingName {
-                                found: Value::Object(map),
+                                found: Value::Object(into_map(members)),
                             });
                         }
                     }
                 }
-                found => return Err(CallError::NotAnObject { found }),
+                Candidate::Other(found) => return Err(CallError::NotAnObject { found }),
             };
         }
-        Err(CallError::NotAnObject { found: value })
+        Err(CallError::NotAnObject {
+            found: value.into_value(),
+        })
     }
 
     /// A call from its parts; `None` when the name is empty or has
@@ -120,23 +118,45 @@ impl ToolCall {
     }
 }
 
+/// The value of `key` (the last one when it is written twice).
+fn get<'m>(members: &'m [(Key, Candidate)], key: &str) -> Option<&'m Candidate> {
+    members
+        .iter()
+        .rev()
+        .find(|(k, _)| k.as_ref() == key)
+        .map(|(_, value)| value)
+}
+
+/// Removes every member named `key`, giving the value that counts (the
+/// last); the others keep their order.
+fn take(members: &mut Vec<(Key, Candidate)>, key: &str) -> Option<Candidate> {
+    let at = members.iter().rposition(|(k, _)| k.as_ref() == key)?;
+    let (_, value) = members.remove(at);
+    members.retain(|(k, _)| k.as_ref() != key);
+    Some(value)
+}
+
 /// The name under the first name key that holds one; `None` when there is
 /// none (the object may still wrap a call: an object or array under a key
 /// that is also a wrapper key, like `function`, is a wrapper, not a name).
-fn take_name(map: &mut Map<String, Value>) -> Result<Option<String>, CallError> {
-    let key = NAME_KEYS.iter().find(|key| match map.get(**key) {
+fn take_name(members: &mut Vec<(Key, Candidate)>) -> Result<Option<String>, CallError> {
+    let key = NAME_KEYS.iter().find(|key| match get(members, key) {
         None => false,
-        Some(Value::Object(_) | Value::Array(_)) => !WRAPPER_KEYS.contains(*key),
+        Some(value) if value.is_container() => !WRAPPER_KEYS.contains(*key),
         Some(_) => true,
     });
-    match key.and_then(|key| map.remove(*key)) {
+    match key.and_then(|key| take(members, key)) {
         None => Ok(None),
-        Some(Value::String(name)) if !name.trim().is_empty() => Ok(Some(if name.trim() == name {
-            name
-        } else {
-            name.trim().to_owned()
-        })),
-        Some(found) => Err(CallError::BadName { found }),
+        Some(Candidate::Other(Value::String(name))) if !name.trim().is_empty() => {
+            Ok(Some(if name.trim() == name {
+                name
+            } else {
+                name.trim().to_owned()
+            }))
+        }
+        Some(found) => Err(CallError::BadName {
+            found: found.into_value(),
+        }),
     }
 }
 
@@ -144,18 +164,21 @@ fn take_name(map: &mut Map<String, Value>) -> Result<Option<String>, CallError> 
 /// `{}`, a string is repaired as the text of an object.
 fn take_arguments(
     name: &str,
-    map: &mut Map<String, Value>,
+    members: &mut Vec<(Key, Candidate)>,
 ) -> Result<Map<String, Value>, CallError> {
-    let found = ARGUMENT_KEYS.iter().find_map(|key| map.remove(*key));
+    let found = ARGUMENT_KEYS
+        .iter()
+        .find_map(|key| take(members, key))
+        .map(Candidate::into_value);
     match found {
         // no argument key: the keys beside the name are the arguments
         // (`{"tool": "bash", "command": "ls"}`), less a call's metadata
         None => {
-            let mut siblings = std::mem::take(map);
-            for key in METADATA_KEYS {
-                siblings.remove(key);
-            }
-            Ok(siblings)
+            let siblings = std::mem::take(members)
+                .into_iter()
+                .filter(|(key, _)| !METADATA_KEYS.contains(&key.as_ref()))
+                .collect();
+            Ok(into_map(siblings))
         }
         Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(arguments)) => Ok(arguments),
@@ -530,6 +553,21 @@ mod tests {
             ToolCall::from_json(too_deep),
             Err(CallError::NotAnObject { .. })
         ));
+    }
+
+    /// Regression: the name was removed from a map with `swap_remove`,
+    /// which moved the last key beside the name to its place.
+    #[test]
+    fn keys_beside_the_name_keep_their_order() {
+        let call = ToolCall::from_json(json!({"tool": "bash", "a": 1, "b": 2, "c": 3})).unwrap();
+        let keys: Vec<&str> = call.arguments().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["a", "b", "c"]);
+        let CallOutcome::Call(call) = extract_call(r#"{"a": 1, "name": "ls", "b": 2, "c": 3}"#)
+        else {
+            panic!("expected a call");
+        };
+        let keys: Vec<&str> = call.arguments().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["a", "b", "c"]);
     }
 
     #[test]

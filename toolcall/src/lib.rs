@@ -211,6 +211,7 @@
 #![forbid(unsafe_code)]
 
 mod call;
+mod candidate;
 mod error;
 mod parser;
 mod read;

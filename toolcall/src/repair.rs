@@ -64,7 +64,7 @@ impl<'t> Objects<'t> {
 
     /// The next object, repaired; `None` when there is no `{` left.
     pub(crate) fn next_object(&mut self) -> Result<Option<Value>, RepairError> {
-        let Some(start) = find_start(self.parser.text, self.from, &['{']) else {
+        let Some(start) = find_start(self.parser.text, self.from, Brackets::Objects) else {
             return Ok(None);
         };
         self.parser.restart(start);
@@ -115,17 +115,19 @@ impl<'t> Values<'t> {
         }
     }
 
-    /// The next value and its byte range; `None` when no `{` or `[` is left.
-    pub(crate) fn next_value(
+    /// The next value, read as a `T` (a [`Value`], or a
+    /// [`Candidate`](crate::candidate::Candidate)), and its byte range;
+    /// `None` when no `{` or `[` is left.
+    pub(crate) fn next_value<T: serde::de::DeserializeOwned>(
         &mut self,
-    ) -> Option<(Result<Value, RepairError>, std::ops::Range<usize>)> {
-        let start = find_start(self.text, self.from, &['{', '['])?;
+    ) -> Option<(Result<T, RepairError>, std::ops::Range<usize>)> {
+        let start = find_start(self.text, self.from, Brackets::Any)?;
         // valid JSON (what most replies hold) is read once, by serde_json,
         // instead of repaired into a copy that serde_json then reads again;
         // where it fails, it read no further than the repairing parser
         // will, so the work stays linear
         let rest = self.text.get(start..).unwrap_or("");
-        let mut valid = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        let mut valid = serde_json::Deserializer::from_str(rest).into_iter::<T>();
         if let Some(Ok(value)) = valid.next() {
             let end = start + valid.byte_offset();
             #[cfg(test)]
@@ -174,7 +176,7 @@ pub(crate) fn first_value_parser(text: &str) -> Result<Parser<'_>, RepairError> 
         }
         parser.out.clear();
     }
-    let at = find_start(text, start, &['{', '[']).ok_or(RepairError::NoJson)?;
+    let at = find_start(text, start, Brackets::Any).ok_or(RepairError::NoJson)?;
     parser.pos = at;
     parser.value()?;
     Ok(parser)
@@ -182,9 +184,9 @@ pub(crate) fn first_value_parser(text: &str) -> Result<Parser<'_>, RepairError> 
 
 /// The offset of the first of `brackets` at or after `from`, skipping a
 /// bracket that only wraps a code fence (`{```json {...} ```}`).
-fn find_start(text: &str, from: usize, brackets: &[char]) -> Option<usize> {
+fn find_start(text: &str, from: usize, brackets: Brackets) -> Option<usize> {
     let bytes = text.as_bytes();
-    let mut at = from + text.get(from..)?.find(brackets)?;
+    let mut at = from + brackets.find(bytes.get(from..)?)?;
     loop {
         let mut next = at + 1;
         while matches!(bytes.get(next), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -196,9 +198,29 @@ fn find_start(text: &str, from: usize, brackets: &[char]) -> Option<usize> {
         {
             return Some(at);
         }
-        match text.get(next..).and_then(|rest| rest.find(brackets)) {
+        match bytes.get(next..).and_then(|rest| brackets.find(rest)) {
             Some(found) => at = next + found,
             None => return Some(at),
+        }
+    }
+}
+
+/// The brackets a value may start with.
+#[derive(Clone, Copy)]
+enum Brackets {
+    /// `{`
+    Objects,
+    /// `{` or `[`
+    Any,
+}
+
+impl Brackets {
+    /// The offset of the first bracket in `bytes` (memchr's search: the
+    /// brackets are ASCII, so the offset is a character boundary).
+    fn find(self, bytes: &[u8]) -> Option<usize> {
+        match self {
+            Brackets::Objects => memchr::memchr(b'{', bytes),
+            Brackets::Any => memchr::memchr2(b'{', b'[', bytes),
         }
     }
 }

@@ -8,6 +8,7 @@ use super::make_call;
 use super::marks::{Marker, Marks};
 use super::scan::{Scan, is_tool_name, shorten};
 use crate::call::{CallError, ToolCall};
+use crate::candidate::Candidate;
 use crate::repair::Values;
 
 /// Bracketed markers that would read as JSON arrays: blanked before the
@@ -32,11 +33,15 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
     // the markers inside which a `{"name": {arguments}}` object (one key)
     // is a call (Apertus)
     let name_keyed = marks.has(Marker::ToolsPrefix);
-    let mut found: Vec<(usize, ToolCall)> = bare_names(text, marks, scan)?;
+    // `<tool_call>name</tool_call>` calls, merged by offset with the JSON
+    // ones (which come in order) when there are any
+    let bare: Vec<(usize, ToolCall)> = bare_names(text, marks, scan)?;
+    let mut found: Vec<ToolCall> = Vec::new();
+    let mut starts: Vec<usize> = Vec::new();
     let mut soft_problem = None;
     let mut values = Values::new(text, 0);
     let counted = scan.steps;
-    while let Some((read, range)) = values.next_value() {
+    while let Some((read, range)) = values.next_value::<Candidate>() {
         // a value right after `(` or `=` is argument data in code, never a call
         let before = text[..range.start].trim_end().chars().next_back();
         if matches!(before, Some('(' | '=')) {
@@ -58,7 +63,9 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
         let raw = &text[range.clone()];
         // a list of calls is every element; anything else is one item
         let (list, one) = match value {
-            Value::Array(items) if items.iter().all(Value::is_object) && !items.is_empty() => {
+            Candidate::Array(items)
+                if items.iter().all(Candidate::is_object) && !items.is_empty() =>
+            {
                 (items, None)
             }
             other => (Vec::new(), Some(other)),
@@ -73,7 +80,10 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
                             partial: call.name().to_owned(),
                         });
                     }
-                    found.push((range.start, call));
+                    if !bare.is_empty() {
+                        starts.push(range.start);
+                    }
+                    found.push(call);
                     list_calls += 1;
                 }
                 Err(problem @ (CallError::MissingName { .. } | CallError::NotAnObject { .. })) => {
@@ -94,18 +104,23 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
         }
     }
     scan.steps = counted + values.steps();
-    if found.is_empty() {
+    if found.is_empty() && bare.is_empty() {
         return match soft_problem {
             Some(problem) => Err(problem),
             None => Ok(Vec::new()),
         };
     }
-    found.sort_by_key(|(at, _)| *at);
-    Ok(found.into_iter().map(|(_, call)| call).collect())
+    if bare.is_empty() {
+        return Ok(found);
+    }
+    let mut all: Vec<(usize, ToolCall)> = bare;
+    all.extend(starts.into_iter().zip(found));
+    all.sort_by_key(|(at, _)| *at);
+    Ok(all.into_iter().map(|(_, call)| call).collect())
 }
 
-fn call_of(value: Value, name_keyed: bool) -> Result<ToolCall, CallError> {
-    match ToolCall::from_json(value) {
+fn call_of(value: Candidate, name_keyed: bool) -> Result<ToolCall, CallError> {
+    match ToolCall::from_candidate(value) {
         Err(CallError::MissingName {
             found: Value::Object(map),
         }) if name_keyed && map.len() == 1 => {
@@ -123,11 +138,9 @@ fn call_of(value: Value, name_keyed: bool) -> Result<ToolCall, CallError> {
 /// Whether the name's closing quote is missing from the raw text: the text
 /// ended inside the name, which must not be completed.
 fn name_cut_off(raw: &str, name: &str) -> bool {
-    let Some(at) = raw.rfind(name) else {
-        return false;
-    };
-    let after = raw[at + name.len()..].trim_start_matches(char::is_whitespace);
-    after.is_empty()
+    // the last occurrence of the name followed by nothing but whitespace:
+    // the text ends with the name (which does not end with whitespace)
+    raw.trim_end_matches(char::is_whitespace).ends_with(name)
 }
 
 /// The text with every bracketed marker (`[TOOL_CALLS]`...) replaced by
@@ -205,7 +218,7 @@ pub(super) fn arguments(
         return Ok(map);
     }
     let mut values = Values::new(text, 0);
-    let read = values.next_value();
+    let read = values.next_value::<Value>();
     scan.count(values.steps());
     match read {
         Some((Ok(Value::Object(map)), _)) => Ok(map),

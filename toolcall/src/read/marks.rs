@@ -102,21 +102,77 @@ markers! {
     PythonEnd = "<|python_end|>",
 }
 
-/// The automaton over every marker; `None` only if it could not be built,
-/// in which case [`Marks::of`] searches for each marker on its own.
-/// Every marker, sorted by its first two bytes: the markers that may
-/// start at a place are the run that shares its first two bytes.
-static BY_START: LazyLock<Vec<(u16, Marker)>> = LazyLock::new(|| {
-    let mut table: Vec<(u16, Marker)> = Marker::ALL
+/// One marker of the table: its first eight bytes as a little-endian
+/// word (zero-padded) with the mask of the bytes it has, so that most
+/// places are told apart by one comparison of words instead of a `memcmp`.
+struct Entry {
+    marker: Marker,
+    head: u64,
+    mask: u64,
+}
+
+/// Every marker, grouped by its first two bytes: `ranges[group(first)]
+/// [second]` is the run of `entries` that may start with those two bytes.
+struct Table {
+    entries: Vec<Entry>,
+    /// For each first byte, 1 + its row of `ranges` (0: no marker starts
+    /// with that byte).
+    rows: [u8; 256],
+    ranges: Vec<[(u8, u8); 256]>,
+}
+
+/// The first eight bytes of `bytes` as a little-endian word, zero-padded.
+fn head(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    let n = bytes.len().min(8);
+    word[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(word)
+}
+
+static TABLE: LazyLock<Table> = LazyLock::new(|| {
+    let mut markers: Vec<Marker> = Marker::ALL.to_vec();
+    // every marker has two bytes (a test checks it)
+    markers.sort_by_key(|marker| marker.text().as_bytes().get(..2).map(<[u8]>::to_vec));
+    let entries: Vec<Entry> = markers
         .iter()
-        .map(|marker| match marker.text().as_bytes() {
-            [first, second, ..] => (u16::from_be_bytes([*first, *second]), *marker),
-            // every marker has two bytes (a test checks it)
-            _ => (0, *marker),
+        .map(|marker| {
+            let bytes = marker.text().as_bytes();
+            let n = bytes.len().min(8);
+            Entry {
+                marker: *marker,
+                head: head(bytes),
+                mask: if n == 8 {
+                    u64::MAX
+                } else {
+                    (1u64 << (8 * n)) - 1
+                },
+            }
         })
         .collect();
-    table.sort_unstable();
-    table
+    let mut rows = [0u8; 256];
+    let mut ranges: Vec<[(u8, u8); 256]> = Vec::new();
+    for (i, marker) in markers.iter().enumerate() {
+        let [first, second, ..] = *marker.text().as_bytes() else {
+            continue;
+        };
+        if rows[usize::from(first)] == 0 {
+            ranges.push([(0, 0); 256]);
+            rows[usize::from(first)] = u8::try_from(ranges.len()).unwrap_or(0);
+        }
+        let row = usize::from(rows[usize::from(first)]) - 1;
+        let i = u8::try_from(i).unwrap_or(u8::MAX);
+        let range = &mut ranges[row][usize::from(second)];
+        if range.0 == range.1 {
+            *range = (i, i + 1);
+        } else {
+            range.1 = i + 1;
+        }
+    }
+    Table {
+        entries,
+        rows,
+        ranges,
+    }
 });
 
 /// Where every marker occurs in one text.
@@ -124,6 +180,9 @@ static BY_START: LazyLock<Vec<(u16, Marker)>> = LazyLock::new(|| {
 pub(crate) struct Marks {
     /// Every occurrence, as (marker, offset), sorted.
     found: Vec<(Marker, usize)>,
+    /// Bit `marker as u64` is set when the text holds `marker`: most
+    /// markers are absent from a reply, and their searches end here.
+    present: u64,
 }
 
 impl Marks {
@@ -137,28 +196,32 @@ impl Marks {
     /// bytes beyond memchr's pass.
     pub(crate) fn of(text: &str, scan: &mut Scan) -> Marks {
         scan.count(text.len());
+        let table = &*TABLE;
         let mut found = Vec::with_capacity(8);
         let bytes = text.as_bytes();
         for at in memchr::memchr3_iter(b'<', b'[', b']', bytes) {
-            starting_at(bytes, at, &mut found, scan);
+            starting_at(table, bytes, at, &mut found, scan);
         }
         for at in memchr::memchr2_iter(b'=', 0xE2, bytes) {
             // `to=`, `invoke name=`, `tool▁`
             let back: &[usize] = if bytes[at] == b'=' { &[2, 11] } else { &[4] };
             for start in back.iter().filter_map(|back| at.checked_sub(*back)) {
                 if matches!(bytes.get(start), Some(b't' | b'i')) {
-                    starting_at(bytes, start, &mut found, scan);
+                    starting_at(table, bytes, start, &mut found, scan);
                 }
             }
         }
         found.sort_unstable();
         found.dedup();
-        Marks { found }
+        let present = found
+            .iter()
+            .fold(0, |present, (marker, _)| present | bit(*marker));
+        Marks { found, present }
     }
 
     /// Whether the text holds `marker`.
     pub(crate) fn has(&self, marker: Marker) -> bool {
-        self.next(marker, 0).is_some()
+        self.present & bit(marker) != 0
     }
 
     /// Whether the text holds any of `markers`.
@@ -168,6 +231,9 @@ impl Marks {
 
     /// The first `marker` at or after `from`.
     pub(crate) fn next(&self, marker: Marker, from: usize) -> Option<usize> {
+        if !self.has(marker) {
+            return None;
+        }
         let i = self.found.partition_point(|hit| *hit < (marker, from));
         match self.found.get(i) {
             Some((found, at)) if *found == marker => Some(*at),
@@ -183,6 +249,9 @@ impl Marks {
 
     /// The last `marker` before `before`.
     pub(crate) fn last_before(&self, marker: Marker, before: usize) -> Option<usize> {
+        if !self.has(marker) {
+            return None;
+        }
         let i = self.found.partition_point(|hit| *hit < (marker, before));
         match i.checked_sub(1).and_then(|i| self.found.get(i)) {
             Some((found, at)) if *found == marker => Some(*at),
@@ -192,7 +261,11 @@ impl Marks {
 
     /// Every occurrence of `marker`, in order.
     pub(crate) fn all(&self, marker: Marker) -> impl Iterator<Item = usize> + '_ {
-        let i = self.found.partition_point(|hit| hit.0 < marker);
+        let i = if self.has(marker) {
+            self.found.partition_point(|hit| hit.0 < marker)
+        } else {
+            self.found.len()
+        };
         self.found[i..]
             .iter()
             .take_while(move |(found, _)| *found == marker)
@@ -200,24 +273,43 @@ impl Marks {
     }
 }
 
+/// The bit of `marker` in [`Marks::present`] (there are fewer than 64
+/// markers: a test checks it).
+fn bit(marker: Marker) -> u64 {
+    1u64 << (marker as u32 % 64)
+}
+
 /// Every marker that starts at `at`.
-fn starting_at(bytes: &[u8], at: usize, found: &mut Vec<(Marker, usize)>, scan: &mut Scan) {
+fn starting_at(
+    table: &Table,
+    bytes: &[u8],
+    at: usize,
+    found: &mut Vec<(Marker, usize)>,
+    scan: &mut Scan,
+) {
     let Some(rest) = bytes.get(at..) else {
         return;
     };
     let [first, second, ..] = *rest else {
         return;
     };
-    let key = u16::from_be_bytes([first, second]);
-    let table = BY_START.as_slice();
-    let from = table.partition_point(|(start, _)| *start < key);
-    for (start, marker) in &table[from..] {
-        if *start != key {
-            break;
-        }
+    let row = usize::from(table.rows[usize::from(first)]);
+    let Some(ranges) = row.checked_sub(1).and_then(|row| table.ranges.get(row)) else {
+        return;
+    };
+    let (from, to) = ranges[usize::from(second)];
+    let Some(entries) = table.entries.get(usize::from(from)..usize::from(to)) else {
+        return;
+    };
+    let word = head(rest);
+    for entry in entries {
         scan.count(1);
-        if rest.starts_with(marker.text().as_bytes()) {
-            found.push((*marker, at));
+        if word & entry.mask == entry.head
+            && rest.get(8..).is_none_or(|tail| {
+                tail.starts_with(entry.marker.text().as_bytes().get(8..).unwrap_or(&[]))
+            })
+        {
+            found.push((entry.marker, at));
         }
     }
 }
@@ -257,6 +349,7 @@ mod tests {
                 || bytes.get(4) == Some(&0xE2);
             assert!(bytes.len() >= 2 && anchored, "{marker:?}");
         }
+        assert!(Marker::ALL.len() <= 64);
     }
 
     proptest! {

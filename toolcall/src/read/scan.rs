@@ -14,22 +14,32 @@ impl Scan {
         Scan::default()
     }
 
-    /// The first `needle` in `text` at or after `from`, counting the bytes
-    /// passed over.
-    pub(crate) fn find(&mut self, text: &str, from: usize, needle: &str) -> Option<usize> {
-        let rest = text.get(from..)?;
-        // memchr's search, not `str::find`: building `str::find`'s searcher
-        // cost more than the search itself on replies of a few hundred bytes
-        match memchr::memmem::find(rest.as_bytes(), needle.as_bytes()) {
-            Some(at) => {
-                self.steps += at + needle.len();
-                Some(from + at)
+    /// The first `needle` in `text` at or after `from`, counting every
+    /// byte passed over or compared: memchr finds its first byte, a
+    /// comparison follows at each. No searcher is built (building memchr's
+    /// cost more than the search through a reply of a few hundred bytes).
+    /// Linear when the needle's first byte occurs nowhere else in it, as
+    /// in the tags searched for (`</ns:invoke>`): a comparison that
+    /// matched `k` bytes passed over `k` bytes where no candidate starts.
+    pub(crate) fn find_tag(&mut self, text: &str, from: usize, needle: &str) -> Option<usize> {
+        let rest = text.get(from..)?.as_bytes();
+        let (first, tail) = needle.as_bytes().split_first()?;
+        let mut pos = 0;
+        while let Some(at) = rest
+            .get(pos..)
+            .and_then(|part| memchr::memchr(*first, part))
+            .map(|at| pos + at)
+        {
+            let after = rest.get(at + 1..).unwrap_or(&[]);
+            let same = after.iter().zip(tail).take_while(|(a, b)| a == b).count();
+            self.steps += at + 1 - pos + same;
+            if same == tail.len() {
+                return Some(from + at);
             }
-            None => {
-                self.steps += rest.len();
-                None
-            }
+            pos = at + 1;
         }
+        self.steps += rest.len().saturating_sub(pos);
+        None
     }
 
     /// The first `byte` in `text` at or after `from`, counting the bytes
@@ -81,6 +91,18 @@ pub(crate) fn name_end(text: &str, at: usize) -> usize {
     at + rest.find(|c: char| !is_name_char(c)).unwrap_or(rest.len())
 }
 
+/// The first `needle` in a short `text` (a tag): memchr for its first
+/// byte, then a comparison; no searcher is built.
+pub(crate) fn find_short(text: &str, needle: &str) -> Option<usize> {
+    let (first, _) = needle.as_bytes().split_first()?;
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(*first, bytes).find(|at| {
+        bytes
+            .get(*at..)
+            .is_some_and(|rest| rest.starts_with(needle.as_bytes()))
+    })
+}
+
 /// The first characters of a text, for a message.
 pub(crate) fn shorten(text: &str) -> String {
     const SHOWN: usize = 40;
@@ -105,6 +127,7 @@ pub(crate) fn skip_space(text: &str, at: usize) -> usize {
 /// linear.
 pub(crate) enum Next {
     Marked(Marker),
+    /// A tag (see [`Scan::find_tag`]).
     Text {
         needle: String,
         known: Option<(usize, Option<usize>)>,
@@ -112,18 +135,18 @@ pub(crate) enum Next {
 }
 
 impl Next {
-    pub(crate) fn new(needle: &str) -> Self {
+    pub(crate) fn new(needle: String) -> Self {
         Next::Text {
-            needle: needle.to_owned(),
+            needle,
             known: None,
         }
     }
 
-    /// The needle.
-    pub(crate) fn needle(&self) -> &str {
+    /// The needle's length in bytes.
+    pub(crate) fn needle_len(&self) -> usize {
         match self {
-            Next::Marked(marker) => marker.text(),
-            Next::Text { needle, .. } => needle,
+            Next::Marked(marker) => marker.text().len(),
+            Next::Text { needle, .. } => needle.len(),
         }
     }
 
@@ -147,7 +170,7 @@ impl Next {
                 Some(_) => {}
             }
         }
-        let answer = scan.find(text, from, needle);
+        let answer = scan.find_tag(text, from, needle);
         *known = Some((from, answer));
         answer
     }

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use super::json::arguments;
 use super::make_call;
 use super::marks::{Marker, Marks};
-use super::scan::{Next, Scan, skip_space};
+use super::scan::{Next, Scan, find_short, skip_space};
 use crate::call::{CallError, ToolCall};
 use crate::repair::repair_value;
 
@@ -113,7 +113,7 @@ fn value_end(
         .find(marks, scan, text, search_from)
         .filter(|end| *end <= limit)
     {
-        Some(end) => (end, end + close.needle().len()),
+        Some(end) => (end, end + close.needle_len()),
         None => {
             let end = next
                 .find(marks, scan, text, from)
@@ -184,7 +184,7 @@ fn qwen(
 fn attribute<'t>(tag: &'t str, name: &str) -> Option<&'t str> {
     let mut from = 0;
     let at = loop {
-        let found = from + memchr::memmem::find(tag.get(from..)?.as_bytes(), name.as_bytes())?;
+        let found = from + find_short(tag.get(from..)?, name)?;
         let value = found + name.len();
         if tag.get(value..)?.starts_with("=\"") {
             break value + 2;
@@ -207,10 +207,14 @@ fn invoke(
     let mut searches: Option<(String, Next, Next, Values)> = None;
     let mut from = 0;
     while let Some(at) = marks.find(scan, Marker::InvokeName, from) {
-        let lt = text[..at]
-            .rfind('<')
-            .filter(|lt| at - lt <= 16)
-            .unwrap_or(at);
+        // the `<` of the tag, at most 16 bytes before (looked for there
+        // only: searching the whole text before each tag was quadratic)
+        let window = at.saturating_sub(16);
+        let lt = text
+            .as_bytes()
+            .get(window..at)
+            .and_then(|before| memchr::memrchr(b'<', before))
+            .map_or(at, |lt| window + lt);
         let prefix = text.get(lt + 1..at).unwrap_or("");
         let Some(gt) = scan.find_byte(text, at, b'>') else {
             return Err(CallError::IncompleteName {
@@ -220,13 +224,14 @@ fn invoke(
         let tag = &text[at..gt];
         let name = attribute(tag, "name").unwrap_or("").to_owned();
         if searches.as_ref().is_none_or(|(known, ..)| known != prefix) {
+            let open_parameter = ["<", prefix, "parameter "].concat();
             searches = Some((
                 prefix.to_owned(),
-                Next::new(&format!("</{prefix}invoke>")),
-                Next::new(&format!("<{prefix}parameter ")),
+                Next::new(["</", prefix, "invoke>"].concat()),
+                Next::new(open_parameter.clone()),
                 Values::new(
-                    Next::new(&format!("</{prefix}parameter>")),
-                    Next::new(&format!("<{prefix}parameter ")),
+                    Next::new(["</", prefix, "parameter>"].concat()),
+                    Next::new(open_parameter),
                 ),
             ));
         }
