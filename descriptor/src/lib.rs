@@ -46,7 +46,10 @@
 //! - **Untrusted text never panics**, and files over
 //!   [`MAX_DESCRIPTOR_BYTES`] are refused unread.
 //! - **Fast.** A thousand files load in a few milliseconds (`cargo xtask
-//!   bench` records `descriptor.load_1000_ms`); the schema is compiled once.
+//!   bench` records `descriptor.load_1000_ms`). A file that follows the
+//!   schema is accepted by a hand check of the same rules, never more
+//!   lenient; the schema is compiled (once) only to judge and explain a file
+//!   that does not, so a process that loads good files never compiles it.
 //!
 //! # Non-goals
 //!
@@ -94,6 +97,7 @@
 //! None.
 #![forbid(unsafe_code)]
 
+mod conform;
 mod error;
 mod format;
 mod load;

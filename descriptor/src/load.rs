@@ -12,6 +12,7 @@ use jig_lineage::{
 };
 use serde_json::Value;
 
+use crate::conform::surely_conforms;
 use crate::error::{DescriptorError, Location, Problem};
 use crate::format::{complaint, validator};
 use crate::locate::{Found, duplicate_key, line_column, locate, offset_of};
@@ -318,6 +319,11 @@ fn probe_argv(tool: &CommandTool) -> (Vec<String>, Vec<bool>) {
 }
 
 fn check_schema(text: &str, path: &Path, value: &Value) -> Result<(), DescriptorError> {
+    // A file that surely follows the schema needs no compiled validator;
+    // any other is judged, and its problem told, by the validator.
+    if surely_conforms(value) {
+        return Ok(());
+    }
     let validator = validator().map_err(|message| {
         whole_file(
             path.to_path_buf(),

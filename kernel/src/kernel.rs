@@ -181,10 +181,12 @@ impl KernelBuilder {
 
     /// Sets the folder under which each call gets its own private temporary
     /// folder, its `TMPDIR` (default `/tmp`). With mount namespaces every
-    /// call of a kernel has the same `TMPDIR` path, one empty folder made
-    /// when the kernel is built, where each call mounts its own tmpfs that
-    /// no other call sees; otherwise each call makes and removes its own
-    /// folder. Without containment, `TMPDIR` is this folder itself.
+    /// call has the same `TMPDIR` path, one empty folder `jig-<uid>` made
+    /// once per user and left in place, where each call mounts its own
+    /// tmpfs that no other call sees (if that name is taken by something
+    /// else, a folder of the kernel's own, removed with it); otherwise each
+    /// call makes and removes its own folder. Without containment, `TMPDIR`
+    /// is this folder itself.
     pub fn tmpdir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.tmpdir = dir.into();
         self

@@ -4,11 +4,17 @@
 //! even inside a user namespace.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The folder of this process's own pids cgroup, if calls can get theirs
-/// below it.
+/// below it (probed once per process).
 pub(crate) fn pids_base() -> Option<PathBuf> {
+    static PROBED: OnceLock<Option<PathBuf>> = OnceLock::new();
+    PROBED.get_or_init(probe_pids_base).clone()
+}
+
+fn probe_pids_base() -> Option<PathBuf> {
     let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let relative = own.lines().find_map(|line| {
         let mut fields = line.splitn(3, ':');

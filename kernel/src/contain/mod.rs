@@ -241,7 +241,6 @@ pub(crate) struct Mechanisms {
     pub(crate) seccomp: bool,
     pub(crate) namespaces: bool,
     pub(crate) private_proc: bool,
-    pub(crate) pids_cgroup: Option<PathBuf>,
 }
 
 impl Mechanisms {
@@ -275,7 +274,6 @@ pub(crate) fn mechanisms(tmp_base: &Path) -> Mechanisms {
                 seccomp,
                 namespaces,
                 private_proc,
-                pids_cgroup: cgroup::pids_base(),
             }
         })
         .clone()
@@ -331,21 +329,28 @@ impl Plan {
         } else {
             (None, None)
         };
+        // A pids cgroup counts only where the namespaces do not bound the
+        // process count themselves: only then is one probed (which makes
+        // and removes a cgroup, once per process).
+        let namespaces_bound =
+            mechanisms.namespaces && (mechanisms.private_proc || !nix::unistd::geteuid().is_root());
+        // Only a call without namespaces is moved into a pids cgroup.
+        let pids_base = if namespaces_bound || mechanisms.namespaces {
+            None
+        } else {
+            cgroup::pids_base()
+        };
         let confinement = Confinement {
             landlock_abi: mechanisms.landlock_abi.map(|abi| abi.min(6)),
             seccomp: seccomp_read_only.is_some() && seccomp_write.is_some(),
             namespaces: mechanisms.namespaces,
             private_proc: mechanisms.namespaces && mechanisms.private_proc,
-            // RLIMIT_NPROC bounds a call in its own user namespace, except
-            // for uid 0, which the operating system exempts: there only a
-            // pids cgroup bounds it.
             // RLIMIT_NPROC in the call's own user namespace; for uid 0, which
-            // the operating system exempts, the call's init counts; without
-            // namespaces, a pids cgroup where one can be made.
-            process_limit: ((mechanisms.namespaces
-                && (mechanisms.private_proc || !nix::unistd::geteuid().is_root()))
-                || mechanisms.pids_cgroup.is_some())
-            .then_some(limits.max_processes),
+            // the operating system exempts, the call's init counts (it needs
+            // the private /proc); without namespaces, a pids cgroup where one
+            // can be made. Reported only where one of them applies.
+            process_limit: (namespaces_bound || pids_base.is_some())
+                .then_some(limits.max_processes),
             tmp_limit: mechanisms.namespaces.then_some(limits.max_tmp),
             protected_paths: false,
         };
@@ -356,11 +361,7 @@ impl Plan {
             system,
             seccomp_read_only,
             seccomp_write,
-            pids_base: if mechanisms.namespaces {
-                None
-            } else {
-                mechanisms.pids_cgroup.clone()
-            },
+            pids_base,
             watch_processes: mechanisms.namespaces
                 && mechanisms.private_proc
                 && nix::unistd::geteuid().is_root(),

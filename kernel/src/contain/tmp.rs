@@ -19,23 +19,54 @@ fn fresh_folder(base: &Path) -> std::io::Result<PathBuf> {
     }
 }
 
-/// The one folder of a kernel with mount namespaces on which every call
-/// mounts its own tmpfs, in its own mount namespace: each call sees only
-/// its own, empty at start, and the operating system frees it with the
-/// call's namespace. Seen from outside the calls it stays empty. Making and
-/// removing a folder per call cost more than the rest of a call's start
-/// together (a directory removal on ext4 is a journal transaction).
+/// The one folder on which every call with mount namespaces mounts its own
+/// tmpfs, in its own mount namespace: each call sees only its own, empty at
+/// start, and the operating system frees it with the call's namespace. Seen
+/// from outside the calls it stays empty.
 ///
-/// Removed when the kernel's last clone is dropped.
+/// It is `jig-<uid>` under the base, made once per user (mode 0700) and
+/// left in place, as `tmux-<uid>` is: every kernel of the user's processes
+/// shares it, since nothing of a call is ever in it. Making and removing a
+/// folder costs more than the rest of a call's start together (a directory
+/// removal on ext4 is a journal transaction, milliseconds with `discard`),
+/// first per call, then per kernel, which a harness that starts `jig call`
+/// once per call paid every time. Where that name is taken by anything but
+/// a folder of this user with mode 0700 (another user's, a link), the
+/// kernel makes a fresh folder of its own instead and removes it when its
+/// last clone is dropped.
 #[derive(Debug)]
 pub(crate) struct MountPoint {
     path: PathBuf,
+    /// Whether the folder is this kernel's own, removed with it.
+    owned: bool,
 }
 
 impl MountPoint {
-    /// Makes the folder under `base`.
+    /// The user's folder under `base`, or a fresh one of this kernel's.
     pub(crate) fn create(base: &Path) -> std::io::Result<MountPoint> {
-        fresh_folder(base).map(|path| MountPoint { path })
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+        let uid = nix::unistd::geteuid().as_raw();
+        let shared = base.join(format!("jig-{uid}"));
+        let usable = match std::fs::DirBuilder::new().mode(0o700).create(&shared) {
+            // Exactly 0700, whatever the umask took away.
+            Ok(()) => std::fs::set_permissions(&shared, PermissionsExt::from_mode(0o700)).is_ok(),
+            // Never followed: a link there is not the user's folder.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                std::fs::symlink_metadata(&shared).is_ok_and(|meta| {
+                    meta.is_dir()
+                        && meta.uid() == uid
+                        && meta.permissions().mode() & 0o7777 == 0o700
+                })
+            }
+            Err(_) => false,
+        };
+        if usable {
+            return Ok(MountPoint {
+                path: shared,
+                owned: false,
+            });
+        }
+        fresh_folder(base).map(|path| MountPoint { path, owned: true })
     }
 
     /// The folder.
@@ -46,6 +77,9 @@ impl MountPoint {
 
 impl Drop for MountPoint {
     fn drop(&mut self) {
+        if !self.owned {
+            return;
+        }
         // Only ever empty: the calls wrote into their own tmpfs.
         let _ = std::fs::remove_dir(&self.path);
     }

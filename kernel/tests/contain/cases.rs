@@ -79,6 +79,10 @@ pub(crate) const ALL: &[Case] = &[
         "a_sort_killed_at_its_timeout_leaves_no_temporary_file",
         a_sort_killed_at_its_timeout_leaves_no_temporary_file,
     ),
+    (
+        "a_mount_point_name_taken_by_another_is_not_used",
+        a_mount_point_name_taken_by_another_is_not_used,
+    ),
     ("a_declared_helper_may_run", a_declared_helper_may_run),
     (
         "protected_paths_and_secret_files",
@@ -657,12 +661,11 @@ fn the_temporary_folder_is_private_and_removed() {
         ],
     );
     assert_eq!(outcome.exit_code(), Some(0), "{}", outcome.render());
-    let mut leftovers = String::new();
-    for entry in std::fs::read_dir(world.tmp_base.path()).unwrap() {
-        let entry = entry.unwrap();
-        leftovers.push_str(&entry.file_name().to_string_lossy());
-    }
-    assert_eq!(leftovers, "", "the call's temporary folder was not removed");
+    assert_eq!(
+        leftovers(world.tmp_base.path()),
+        "",
+        "the call's temporary folder was not removed"
+    );
     // A timed-out call's folder goes too.
     let limits = support::limits().with_timeout(Duration::from_millis(300));
     world.run_with(
@@ -675,8 +678,11 @@ fn the_temporary_folder_is_private_and_removed() {
         ],
         limits,
     );
-    let mut left = std::fs::read_dir(world.tmp_base.path()).unwrap();
-    assert!(left.next().is_none(), "a timed-out call's folder was left");
+    assert_eq!(
+        leftovers(world.tmp_base.path()),
+        "",
+        "a timed-out call's folder was left"
+    );
     // With one kernel for several calls: a call sees nothing of the one
     // before it, and while the kernel lives nothing of a call is left
     // outside it (at most an empty folder, the calls' mount point).
@@ -699,8 +705,72 @@ fn the_temporary_folder_is_private_and_removed() {
         }
     }
     drop(kernel);
-    let mut left = std::fs::read_dir(world.tmp_base.path()).unwrap();
-    assert!(left.next().is_none(), "the kernel's folder outlived it");
+    assert_eq!(
+        leftovers(world.tmp_base.path()),
+        "",
+        "the kernel's folder outlived it"
+    );
+}
+
+/// Where `jig-<uid>` is not the user's own mode-0700 folder (a folder
+/// others may enter, a link to elsewhere), the kernel neither uses nor
+/// touches it: its calls get a folder of the kernel's own, removed with it.
+fn a_mount_point_name_taken_by_another_is_not_used() {
+    let uid = nix::unistd::geteuid().as_raw();
+    let print_tmpdir = ["python3", "-c", "import os; print(os.environ['TMPDIR'])"];
+    for take in ["open folder", "link"] {
+        let world = World::new();
+        let taken = world.tmp_base.path().join(format!("jig-{uid}"));
+        match take {
+            "open folder" => {
+                std::fs::create_dir(&taken).unwrap();
+                std::fs::set_permissions(&taken, std::fs::Permissions::from_mode(0o755)).unwrap();
+            }
+            _ => std::os::unix::fs::symlink(world.outside.path(), &taken).unwrap(),
+        }
+        let kernel = world.kernel(true, support::limits());
+        let outcome = kernel.run(&print_tmpdir).unwrap();
+        assert_eq!(outcome.exit_code(), Some(0), "{take}: {}", outcome.render());
+        let tmpdir = outcome.render();
+        assert!(
+            !tmpdir.contains(&format!("jig-{uid}\n")),
+            "{take}: the taken name was used: {tmpdir}"
+        );
+        drop(kernel);
+        let names: Vec<_> = std::fs::read_dir(world.tmp_base.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, [taken.file_name().unwrap()], "{take}");
+        assert_eq!(
+            std::fs::read_dir(world.outside.path()).unwrap().count(),
+            1,
+            "{take}: only the canary is outside"
+        );
+    }
+}
+
+/// What is left under `base` besides the user's mount point `jig-<uid>`,
+/// which stays, empty, with mode 0700 (checked here).
+fn leftovers(base: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    let uid = nix::unistd::geteuid().as_raw();
+    let mut left = String::new();
+    for entry in std::fs::read_dir(base).unwrap() {
+        let entry = entry.unwrap();
+        let meta = std::fs::symlink_metadata(entry.path()).unwrap();
+        let empty = std::fs::read_dir(entry.path()).is_ok_and(|mut d| d.next().is_none());
+        if entry.file_name().to_string_lossy() == format!("jig-{uid}")
+            && meta.is_dir()
+            && meta.uid() == uid
+            && meta.permissions().mode() & 0o7777 == 0o700
+            && empty
+        {
+            continue;
+        }
+        left.push_str(&entry.file_name().to_string_lossy());
+    }
+    left
 }
 
 /// Every file under `dir` (folders not counted), recursively.
