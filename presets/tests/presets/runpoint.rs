@@ -953,3 +953,41 @@ fn git_never_enters_a_submodule_whatever_the_repository_configures() {
         );
     }
 }
+
+/// A table may pin `HOME` to the kernel's folder that does not exist (jq
+/// does): the run point lets that one value through, runs jq, and still
+/// refuses any other `HOME`.
+#[test]
+fn jq_runs_with_its_home_pinned_and_no_other_home_passes() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    std::fs::write(root.join("d.json"), r#"{"a": 41}"#).unwrap();
+    let registry = FullPreset::new(root)
+        .with_exec(ExecConfig::default().allow(AllowList::new(["jq"]).unwrap()))
+        .build()
+        .unwrap()
+        .registry;
+    for command in ["jq .a d.json", "jq -n env.HOME"] {
+        let result = exec(&registry, command);
+        let outcome = result
+            .outcome()
+            .unwrap_or_else(|| panic!("{command}: {}", result.text()));
+        assert_eq!(outcome.exit_code(), Some(0), "{}", result.text());
+    }
+    assert!(exec(&registry, "jq .a d.json").text().contains("41"));
+    assert!(
+        exec(&registry, "jq -n env.HOME")
+            .text()
+            .contains(jig_kernel::DEFAULT_HOME)
+    );
+    // Any other HOME, from any tool, is refused.
+    let invocation = Invocation::new(vec!["jq".into(), ".a".into(), "d.json".into()])
+        .with_env("HOME", root.display().to_string());
+    let result = integrator_registry(root, invocation).dispatch("integrators", &json!({}));
+    assert_eq!(
+        refusal(&result).layer.as_str(),
+        "run.env",
+        "{}",
+        result.text()
+    );
+}
