@@ -187,12 +187,19 @@ fn flood_rss(kernel: &Kernel) -> Result<(f64, f64), String> {
 }
 
 fn status_kib(field: &str) -> Result<f64, String> {
-    let status = std::fs::read_to_string("/proc/self/status").map_err(|e| e.to_string())?;
+    process_status_kib("self", field)
+}
+
+/// A kibibyte field (`VmRSS`, `VmHWM`) of `/proc/<process>/status`;
+/// `process` is a pid or `self`.
+pub(crate) fn process_status_kib(process: &str, field: &str) -> Result<f64, String> {
+    let path = format!("/proc/{process}/status");
+    let status = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
     status
         .lines()
         .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .ok_or_else(|| format!("no {field} in /proc/self/status"))
+        .ok_or_else(|| format!("no {field} in {path}"))
 }
 
 pub(crate) fn median(values: &mut [Duration]) -> Duration {

@@ -149,12 +149,15 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
     let jig_call = ("echo_text", jig_arguments.clone());
     let shell_call = ("shell_execute", shell_arguments.clone());
     let shell_env = [("ALLOW_COMMANDS", "echo")];
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let (mut ours, mut theirs) = (Measured::default(), Measured::default());
     for _ in 0..ROUNDS {
-        ours.extend(raw_latencies(&jig_server, &[], &jig_call)?);
-        theirs.extend(raw_latencies(&shell_command, &shell_env, &shell_call)?);
+        ours.latencies_ms
+            .extend(raw_latencies(&jig_server, &[], &jig_call)?);
+        theirs
+            .latencies_ms
+            .extend(raw_latencies(&shell_command, &shell_env, &shell_call)?);
     }
-    let (ours_median, theirs_median) = (median(&mut ours), median(&mut theirs));
+    let (ours_median, theirs_median) = (ours.percentile(0.5), theirs.percentile(0.5));
     figures.add("mcp.raw_client_jig_median_ms", ours_median, "ms");
     figures.add("mcp.raw_client_shell_server_median_ms", theirs_median, "ms");
     figures.add(
@@ -246,25 +249,8 @@ fn raw_batch(
             batch.errors, batch.sample
         ));
     }
-    let rss = status_kib(raw.pid(), "VmRSS")?;
+    let rss = super::kernel::process_status_kib(&raw.pid().to_string(), "VmRSS")?;
     Ok((batch.elapsed, rss))
-}
-
-/// A kibibyte field of `/proc/PID/status`.
-fn status_kib(pid: u32, field: &str) -> Result<f64, String> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .map_err(|e| format!("/proc/{pid}/status: {e}"))?;
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-        .ok_or_else(|| format!("/proc/{pid}/status has no {field}"))
-}
-
-/// The median of `values` (sorted in place).
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// Runs the client and reads the JSON object it prints.
