@@ -85,6 +85,19 @@ impl Command {
             Command::Repair(_) => None,
         }
     }
+
+    /// Whether the subcommand always builds a kernel (and so probes what
+    /// the system offers for containment).
+    pub(crate) fn builds_kernel(&self) -> bool {
+        matches!(
+            self,
+            Command::Tools(_)
+                | Command::Call(_)
+                | Command::Audit(_)
+                | Command::Mcp(_)
+                | Command::Agent(_)
+        )
+    }
 }
 
 /// Options that say where the workspace and the tools are and what loads:

@@ -101,6 +101,12 @@ fn run(cli: &Cli) -> Result<ExitCode, CliError> {
     };
     let load = cli.load.merged(load);
     let run = run.map_or_else(|| cli.run.clone(), |after| cli.run.merged(after));
+    if cli.command.builds_kernel() && !load.dangerous_no_containment {
+        // What the system offers is probed on another thread while the
+        // configuration and the tools load (a configuration file that
+        // turns containment off only makes it wasted).
+        jig_kernel::probe_ahead(jig_kernel::DEFAULT_TMPDIR);
+    }
     logging::init(load.verbose);
     let file = config::load(load.config.as_deref())?;
     let settings = settings::Settings::resolve(&load, &run, file, |key| std::env::var(key).ok())?;

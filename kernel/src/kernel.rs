@@ -50,6 +50,10 @@ pub struct KernelBuilder {
 /// (the workspace) or from the integrator's own.
 pub const DEFAULT_HOME: &str = "/nonexistent";
 
+/// The folder under which each call gets its own temporary folder, unless
+/// [`KernelBuilder::tmpdir`] says otherwise.
+pub const DEFAULT_TMPDIR: &str = "/tmp";
+
 impl Kernel {
     /// Starts configuring a kernel whose every run happens in `root`.
     pub fn builder(root: impl Into<PathBuf>) -> KernelBuilder {
@@ -57,7 +61,7 @@ impl Kernel {
             root: root.into(),
             search_path: DEFAULT_SEARCH_PATH.iter().map(PathBuf::from).collect(),
             limits: Limits::default(),
-            tmpdir: PathBuf::from("/tmp"),
+            tmpdir: PathBuf::from(DEFAULT_TMPDIR),
             home: PathBuf::from(DEFAULT_HOME),
             extra_env: Vec::new(),
             containment: Containment::best_effort(),

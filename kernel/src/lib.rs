@@ -145,9 +145,11 @@ mod run;
 
 pub use cancel::CancelToken;
 pub use capture::Output;
-pub use contain::{Access, Confinement, Containment, Mechanism, script_interpreter};
+pub use contain::{Access, Confinement, Containment, Mechanism, probe_ahead, script_interpreter};
 pub use error::KernelError;
-pub use kernel::{DEFAULT_HOME, DEFAULT_SEARCH_PATH, Kernel, KernelBuilder, resolve_program};
+pub use kernel::{
+    DEFAULT_HOME, DEFAULT_SEARCH_PATH, DEFAULT_TMPDIR, Kernel, KernelBuilder, resolve_program,
+};
 pub use limits::{
     DEFAULT_DRAIN, DEFAULT_GRACE, DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_OUTPUT, DEFAULT_MAX_PROCESSES,
     DEFAULT_MAX_TMP, DEFAULT_TIMEOUT, Limits,

@@ -257,9 +257,41 @@ impl Mechanisms {
     }
 }
 
+/// What the system offers, once probed (the probe runs once per process).
+static PROBED: OnceLock<Mechanisms> = OnceLock::new();
+
+/// Starts probing what the system offers for containment (the Landlock
+/// ABI, seccomp, user namespaces) on a thread of its own, so that a
+/// [`KernelBuilder::build`] made later finds the answer ready instead of
+/// paying for it there: the namespace probe starts a process in new
+/// namespaces, about a millisecond. For a program that starts, builds one
+/// kernel and makes one call (`jig call`), which can do its other start-up
+/// work meanwhile. A build that comes while the probe runs waits for it;
+/// nothing happens when the probe is done or running, or when no thread
+/// can start (the build then probes itself).
+///
+/// `tmp_base` is the temporary folder the kernels will be built with
+/// ([`KernelBuilder::tmpdir`], [`DEFAULT_TMPDIR`] unless set); the probe mounts over it
+/// in its own mount namespace, which hides nothing from anyone else.
+///
+/// [`KernelBuilder::build`]: crate::KernelBuilder::build
+/// [`KernelBuilder::tmpdir`]: crate::KernelBuilder::tmpdir
+/// [`DEFAULT_TMPDIR`]: crate::DEFAULT_TMPDIR
+pub fn probe_ahead(tmp_base: impl Into<PathBuf>) {
+    if PROBED.get().is_some() {
+        return;
+    }
+    let tmp_base = tmp_base.into();
+    // Detached: it ends when the probe has, or with the process.
+    let _ = std::thread::Builder::new()
+        .name("jig-probe".to_owned())
+        .spawn(move || {
+            mechanisms(&tmp_base);
+        });
+}
+
 /// Probes the system once; later calls return the same answer.
 pub(crate) fn mechanisms(tmp_base: &Path) -> Mechanisms {
-    static PROBED: OnceLock<Mechanisms> = OnceLock::new();
     PROBED
         .get_or_init(|| {
             let landlock_abi = spawn::landlock_abi();

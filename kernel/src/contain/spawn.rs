@@ -446,7 +446,8 @@ fn leak_forever() {
 extern "C" fn init_entry(plan: *mut libc::c_void) -> c_int {
     #[expect(unsafe_code)]
     // SAFETY: `plan` is the spawning thread's `ChildPlan`, alive until the
-    // program has called `execve` (see `clone_init_shared`), and
+    // program has called `execve` (see `clone_init_shared`) or, for a
+    // probe, until the probe has exited (see `clone_probe`), and
     // `child_main` runs in this freshly cloned init.
     unsafe {
         child_main(&*plan.cast::<ChildPlan<'_>>())
@@ -524,7 +525,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
         program_stack: std::ptr::null_mut(),
         probe: true,
     };
-    let pid = clone_child(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
+    let pid = clone_probe(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
     drop(report_w);
     let report = read_report(&report_r);
     let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
@@ -532,6 +533,47 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
         Some(failure) => Err(failure),
         None => Ok(()),
     }
+}
+
+/// Clones the probe of `plan` sharing this process's memory and waits
+/// until it has exited (`CLONE_VFORK`: a probe never calls `execve`). A
+/// probe that copied the memory (a fork) would make every page the process
+/// writes afterwards fault once, on whichever thread writes it: the probe
+/// runs while the rest of the process starts up ([`crate::probe_ahead`]).
+/// Falls back to [`clone_child`] when no stack can be mapped.
+fn clone_probe(plan: &ChildPlan<'_>) -> std::io::Result<libc::pid_t> {
+    let Ok(stack) = InitStack::new(INIT_STACK) else {
+        return clone_child(plan);
+    };
+    let flags = libc::CLONE_VM
+        | libc::CLONE_VFORK
+        | libc::CLONE_NEWUSER
+        | libc::CLONE_NEWPID
+        | libc::CLONE_NEWNS
+        | libc::SIGCHLD;
+    #[expect(unsafe_code)]
+    // SAFETY: the probe shares this process's memory and runs only
+    // `init_entry` on `stack`; with CLONE_VFORK this thread is suspended
+    // until the probe has exited, so the plan (on this thread's stack) stays
+    // alive and unchanged while the probe reads it, and what the probe
+    // writes to the shared thread-local state (errno) is not read here
+    // unless the clone itself failed (then no probe ran). The probe makes
+    // raw, async-signal-safe system calls only, never allocates or takes a
+    // lock.
+    let pid = unsafe {
+        libc::clone(
+            init_entry,
+            stack.top(),
+            flags,
+            plan as *const ChildPlan<'_> as *mut libc::c_void,
+        )
+    };
+    if pid < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // The probe has exited (CLONE_VFORK): its stack is free.
+    drop(stack);
+    Ok(pid)
 }
 
 /// Reads the report pipe to its end: `None` when the child reached

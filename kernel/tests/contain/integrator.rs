@@ -1,6 +1,6 @@
 //! The integrator as a separate process: this binary started again with
-//! `integrator WORKSPACE TMP_BASE on|off read|write ARGV...`. It builds a
-//! kernel, prints its confinement, runs the argv and prints the rendered
+//! `integrator WORKSPACE TMP_BASE on|off read|write ARGV...`. It probes
+//! ahead (contained), builds a kernel, prints its confinement, runs the argv and prints the rendered
 //! outcome.
 
 use std::io::Write;
@@ -23,6 +23,12 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         Access::ReadOnly
     };
     let limits = support::limits();
+    if contained {
+        // As `jig call` does: the probe runs on its own thread while the
+        // kernel is prepared; the build waits for it. The cases that read
+        // this process's confinement check what the probe found.
+        jig_kernel::probe_ahead(tmp_base);
+    }
     let kernel = support::kernel(Path::new(workspace), Path::new(tmp_base), contained, limits);
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "confinement: {}", kernel.confinement());
