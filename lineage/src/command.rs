@@ -99,7 +99,10 @@ impl CommandTool {
         let slots = names
             .into_iter()
             .zip(&spec.slots)
-            .map(|(name, (_, slot))| Slot::compile(name, slot))
+            // A descriptor file's patterns are built now, so loading it (and
+            // `jig check`) reports one too large for a matcher; a code
+            // tool's are built at their first use.
+            .map(|(name, (_, slot))| Slot::compile(name, slot, form == ToolForm::Descriptor))
             .collect::<Result<Vec<_>, _>>()?;
         let schema = input_schema(&slots);
         Ok(Self {

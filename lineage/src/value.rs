@@ -1,6 +1,7 @@
 //! One slot, compiled, and the validation of one value for it.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use regex::Regex;
 use serde_json::{Number, Value};
@@ -19,7 +20,29 @@ pub(crate) struct Slot {
     /// The enum, rendered as the argv text of each entry.
     pub(crate) choices: Option<Vec<String>>,
     /// The pattern, anchored to the whole value.
-    pattern: Option<Regex>,
+    pattern: Option<Pattern>,
+}
+
+/// A slot's pattern, anchored to the whole value. Its syntax is checked
+/// when the slot is compiled; its matcher is built at its first use (and
+/// shared by the slot's clones): a process that makes one call (`jig call`)
+/// would otherwise build the matcher of every slot of every tool it loads.
+#[derive(Debug, Clone)]
+struct Pattern {
+    anchored: String,
+    matcher: Arc<OnceLock<Option<Regex>>>,
+}
+
+impl Pattern {
+    /// Whether `text` matches as a whole; `None` when the matcher cannot be
+    /// built although the syntax is valid (it exceeds the `regex` crate's
+    /// size limits): the caller refuses the value.
+    fn is_match(&self, text: &str) -> Option<bool> {
+        self.matcher
+            .get_or_init(|| Regex::new(&self.anchored).ok())
+            .as_ref()
+            .map(|regex| regex.is_match(text))
+    }
 }
 
 /// Why one value was refused (error 614). Every message names the slot and
@@ -96,7 +119,9 @@ impl SlotProblem {
 
 impl Slot {
     /// Checks a declaration: pattern, enum and default must be valid.
-    pub(crate) fn compile(name: SlotName, spec: &SlotSpec) -> Result<Self, SpecError> {
+    /// With `eager`, a pattern's matcher is built now (a pattern too large
+    /// for one is then a declaration error); otherwise at its first use.
+    pub(crate) fn compile(name: SlotName, spec: &SlotSpec, eager: bool) -> Result<Self, SpecError> {
         let slot_name = || name.as_str().to_owned();
         if spec.allow_leading_dash && spec.kind == SlotType::Path {
             return Err(SpecError::DashOnPath { slot: slot_name() });
@@ -108,19 +133,17 @@ impl Slot {
         }
         let pattern = match &spec.pattern {
             None => None,
-            Some(pattern) => Some(Regex::new(&format!("^(?:{pattern})$")).map_err(|_| {
-                // Compiled again unanchored so the complaint quotes the
-                // pattern as written.
-                let reason = match Regex::new(pattern) {
-                    Err(error) => regex_reason(&error.to_string()),
-                    Ok(_) => "it cannot be anchored to the whole value".to_owned(),
-                };
-                SpecError::Pattern {
-                    slot: slot_name(),
-                    pattern: pattern.clone(),
-                    reason,
+            Some(pattern) => {
+                let anchored = format!("^(?:{pattern})$");
+                // The same parser `Regex::new` starts with, with the same
+                // limits; when it refuses, the matcher is built now for the
+                // error it gives.
+                let matcher = Arc::new(OnceLock::new());
+                if eager || regex_syntax::Parser::new().parse(&anchored).is_err() {
+                    let _ = matcher.set(Some(Self::eager_pattern(&slot_name, pattern, &anchored)?));
                 }
-            })?),
+                Some(Pattern { anchored, matcher })
+            }
         };
         let mut slot = Self {
             name: name.clone(),
@@ -153,6 +176,28 @@ impl Slot {
                 })?;
         }
         Ok(slot)
+    }
+
+    /// The matcher of `anchored` (`pattern` anchored to the whole value),
+    /// built now, or the declaration's error.
+    fn eager_pattern(
+        slot_name: &dyn Fn() -> String,
+        pattern: &str,
+        anchored: &str,
+    ) -> Result<Regex, SpecError> {
+        Regex::new(anchored).map_err(|_| {
+            // Compiled again unanchored so the complaint quotes the
+            // pattern as written.
+            let reason = match Regex::new(pattern) {
+                Err(error) => regex_reason(&error.to_string()),
+                Ok(_) => "it cannot be anchored to the whole value".to_owned(),
+            };
+            SpecError::Pattern {
+                slot: slot_name(),
+                pattern: pattern.to_owned(),
+                reason,
+            }
+        })
     }
 
     /// The argv text for `value` (the default when `None` or `null`), or
@@ -208,15 +253,24 @@ impl Slot {
                 got: quote(&text),
             });
         }
-        if let (Some(regex), Some(pattern)) = (&self.pattern, &self.spec.pattern)
-            && !regex.is_match(&text)
-        {
-            return Err(SlotProblem::Pattern {
-                slot: slot(),
-                pattern: pattern.clone(),
-                got: quote(&text),
-                hint: self.described(),
-            });
+        if let (Some(matcher), Some(pattern)) = (&self.pattern, &self.spec.pattern) {
+            let hint = match matcher.is_match(&text) {
+                Some(true) => None,
+                Some(false) => Some(self.described()),
+                None => Some(
+                    " (the tool's pattern is too large to build a matcher: \
+                     no value can be accepted; tell the user)"
+                        .to_owned(),
+                ),
+            };
+            if let Some(hint) = hint {
+                return Err(SlotProblem::Pattern {
+                    slot: slot(),
+                    pattern: pattern.clone(),
+                    got: quote(&text),
+                    hint,
+                });
+            }
         }
         let refused = if self.spec.kind == SlotType::Text {
             chars::first_refused_in_text(&text)

@@ -379,3 +379,44 @@ proptest::proptest! {
         }
     }
 }
+
+/// A pattern's matcher is built at its first use in a code tool, at load in
+/// a descriptor; one too large for a matcher (its syntax is valid) is a
+/// declaration error for a descriptor, and refuses every value of a code
+/// tool, saying why: never an accepted value.
+#[test]
+fn a_pattern_too_large_for_a_matcher_never_accepts() {
+    use jig_lineage::{DenyList, ToolForm};
+    let ws = Workspace::new();
+    let spec = || {
+        CommandSpec::new("big", "x", "echo {word}").slot(
+            "word",
+            SlotSpec::string("W")
+                .with_pattern("(\\w{1000}){1000}")
+                .required(),
+        )
+    };
+    let descriptor = CommandTool::build(spec(), &DenyList::default(), ToolForm::Descriptor);
+    let error = descriptor.expect_err("refused at load").to_string();
+    assert!(error.contains("pattern"), "{error}");
+    let code = build(spec());
+    for value in ["a", &"a".repeat(1000)] {
+        let refusal = code
+            .check_in(&json!({"word": value}), &ws.root)
+            .unwrap_err();
+        assert_eq!(refusal.code, ErrorCode::SlotInvalid);
+        assert!(
+            refusal.message.contains("too large to build a matcher"),
+            "{}",
+            refusal.message
+        );
+    }
+    // A pattern of valid size, built at first use, shared by clones.
+    let small = build(CommandSpec::new("small", "x", "echo {word}").slot(
+        "word",
+        SlotSpec::string("W").with_pattern("[a-z]+").required(),
+    ));
+    let copy = small.clone();
+    assert!(small.check_in(&json!({"word": "abc"}), &ws.root).is_ok());
+    assert!(copy.check_in(&json!({"word": "ABC"}), &ws.root).is_err());
+}
