@@ -315,7 +315,7 @@ pub(crate) fn mechanisms(tmp_base: &Path) -> Mechanisms {
 #[derive(Debug)]
 pub(crate) struct Plan {
     pub(crate) confinement: Confinement,
-    /// Existing system folders and files every call may read.
+    /// System folders and files every call may read, where they exist.
     pub(crate) system: Vec<PathBuf>,
     /// The compiled seccomp filters, read-only and write.
     pub(crate) seccomp_read_only: Option<Vec<seccompiler::sock_filter>>,
@@ -350,7 +350,8 @@ impl Plan {
             .chain(rules::ETC_READ)
             .map(PathBuf::from)
             .chain(search_path.iter().cloned())
-            .filter(|p| p.exists())
+            // Those missing here grant nothing: each call's rules are made
+            // from the paths that exist then (`rules::ruleset`).
             .collect();
         system.dedup();
         let (seccomp_read_only, seccomp_write) = if mechanisms.seccomp {

@@ -196,11 +196,16 @@ impl Opened {
 
     /// The open file `path` names now (links followed), if it exists.
     fn get(&mut self, path: &Path) -> Option<&OpenedPath> {
-        let now = nix::sys::stat::stat(path).ok().map(|s| Identity::of(&s))?;
-        let current = self
-            .paths
-            .get(path)
-            .is_some_and(|opened| opened.identity == now);
+        // A path not opened yet is opened at once (its `fstat` below is
+        // what it names); one opened before is kept while a `stat` of the
+        // path names the same file.
+        let current = match self.paths.get(path) {
+            None => false,
+            Some(opened) => {
+                let now = nix::sys::stat::stat(path).ok().map(|s| Identity::of(&s))?;
+                opened.identity == now
+            }
+        };
         if !current {
             let fd =
                 nix::fcntl::open(path, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty()).ok()?;
