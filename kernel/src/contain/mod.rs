@@ -268,7 +268,9 @@ static PROBED: OnceLock<Mechanisms> = OnceLock::new();
 /// kernel and makes one call (`jig call`), which can do its other start-up
 /// work meanwhile. A build that comes while the probe runs waits for it;
 /// nothing happens when the probe is done or running, or when no thread
-/// can start (the build then probes itself).
+/// can start (the build then probes itself). Where calls get namespaces,
+/// the thread then stays as the first call's init thread (the thread that
+/// clones each call's init), so that call does not start one either.
 ///
 /// `tmp_base` is the temporary folder the kernels will be built with
 /// ([`KernelBuilder::tmpdir`], [`DEFAULT_TMPDIR`] unless set); the probe mounts over it
@@ -282,11 +284,15 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>) {
         return;
     }
     let tmp_base = tmp_base.into();
-    // Detached: it ends when the probe has, or with the process.
+    // Detached: where calls get namespaces, the thread then waits as the
+    // first call's init thread (started now, off the call's path); it ends
+    // with the process.
     let _ = std::thread::Builder::new()
         .name("jig-probe".to_owned())
         .spawn(move || {
-            mechanisms(&tmp_base);
+            if mechanisms(&tmp_base).namespaces {
+                spawn::serve_as_init_thread();
+            }
         });
 }
 

@@ -313,6 +313,29 @@ pub(crate) fn clone_init_shared(plan: &ChildPlan<'_>) -> std::io::Result<libc::p
     receive_pid(&answer)
 }
 
+/// Makes the calling thread an init thread for the calls to come (see
+/// [`clone_init_shared`]): the first call then finds one waiting instead of
+/// starting it. Returns at once where inits are cloned as copies, or when
+/// enough init threads wait already; otherwise serves for as long as the
+/// process lives, as every idle init thread does.
+pub(crate) fn serve_as_init_thread() {
+    if !pidfd_supported() {
+        return;
+    }
+    let Ok(stack) = InitStack::new(INIT_STACK) else {
+        return;
+    };
+    let (to_thread, requests) = std::sync::mpsc::channel();
+    {
+        let mut idle = idle_init_threads();
+        if idle.len() >= MAX_IDLE_INIT_THREADS {
+            return;
+        }
+        idle.push(to_thread.clone());
+    }
+    init_thread(&stack, &requests, &to_thread);
+}
+
 /// At most this many init threads wait for a call.
 const MAX_IDLE_INIT_THREADS: usize = 64;
 
