@@ -268,7 +268,8 @@ static PROBED: OnceLock<Mechanisms> = OnceLock::new();
 /// kernel and makes one call (`jig call`), which can do its other start-up
 /// work meanwhile. A build that comes while the probe runs waits for it;
 /// nothing happens when the probe is done or running, or when no thread
-/// can start (the build then probes itself). Where calls get namespaces,
+/// can start (the build then probes itself). The thread also opens the
+/// paths every call's Landlock rules name. Where calls get namespaces,
 /// the thread then stays as the first call's init thread (the thread that
 /// clones each call's init), so that call does not start one either.
 ///
@@ -290,7 +291,11 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>) {
     let _ = std::thread::Builder::new()
         .name("jig-probe".to_owned())
         .spawn(move || {
-            if mechanisms(&tmp_base).namespaces {
+            let mechanisms = mechanisms(&tmp_base);
+            if mechanisms.landlock_abi.is_some() {
+                rules::open_ahead();
+            }
+            if mechanisms.namespaces {
                 spawn::serve_as_init_thread();
             }
         });

@@ -147,6 +147,23 @@ pub(crate) fn ruleset(
     Ok(ruleset)
 }
 
+/// Opens, ahead of the first call, the paths every call's rules name
+/// whatever the kernel (the system folders and files, the devices,
+/// `/proc`, the default search path), so that call only checks they still
+/// name the same files.
+pub(crate) fn open_ahead() {
+    let mut opened = Opened::cache();
+    for path in SYSTEM_READ
+        .iter()
+        .chain(ETC_READ)
+        .chain(DEVICES_READ)
+        .chain(&["/proc"])
+        .chain(crate::DEFAULT_SEARCH_PATH)
+    {
+        let _ = opened.get(Path::new(path));
+    }
+}
+
 /// At most this many paths are kept open (past this, the cache starts
 /// over).
 const MAX_OPENED: usize = 512;
