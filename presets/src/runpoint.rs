@@ -354,9 +354,17 @@ fn interpreter(target: &Path) -> Option<String> {
 }
 
 /// The names of the shells of `/etc/shells` that are `target` (`sh` for
-/// `/usr/bin/dash` where `/bin/sh` links to it).
+/// `/usr/bin/dash` where `/bin/sh` links to it): the same file, by device
+/// and inode, whatever the links (or hard links) between the names. One
+/// `stat` per entry, once per process.
 fn shell_entries(target: &Path) -> Vec<String> {
-    static SHELLS: OnceLock<Vec<(PathBuf, String)>> = OnceLock::new();
+    use std::os::unix::fs::MetadataExt;
+    static SHELLS: OnceLock<Vec<((u64, u64), String)>> = OnceLock::new();
+    let identity = |path: &Path| {
+        std::fs::metadata(path)
+            .ok()
+            .map(|meta| (meta.dev(), meta.ino()))
+    };
     let shells = SHELLS.get_or_init(|| {
         let text = std::fs::read_to_string("/etc/shells").unwrap_or_default();
         let mut seen = BTreeSet::new();
@@ -364,16 +372,48 @@ fn shell_entries(target: &Path) -> Vec<String> {
             .map(str::trim)
             .filter(|l| l.starts_with('/'))
             .filter_map(|l| {
-                let canonical = std::fs::canonicalize(l).ok()?;
+                let file = identity(Path::new(l))?;
                 let name = program_name(l).to_owned();
-                seen.insert((canonical.clone(), name.clone()))
-                    .then_some((canonical, name))
+                seen.insert((file, name.clone())).then_some((file, name))
             })
             .collect()
     });
+    let Some(file) = identity(target) else {
+        return Vec::new();
+    };
     shells
         .iter()
-        .filter(|(canonical, _)| canonical == target)
+        .filter(|(shell, _)| *shell == file)
         .map(|(_, name)| name.clone())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// Every shell `/etc/shells` lists, reached through its canonical path
+    /// (where links lead), is found under the name it is listed with; a
+    /// program that is no shell is found under none.
+    #[test]
+    fn a_shell_is_found_under_its_listed_names_whatever_the_links() {
+        let text = std::fs::read_to_string("/etc/shells").expect("this system lists its shells");
+        let mut checked = 0;
+        for line in text.lines().map(str::trim).filter(|l| l.starts_with('/')) {
+            let Ok(canonical) = std::fs::canonicalize(line) else {
+                continue;
+            };
+            let names = shell_entries(&canonical);
+            assert!(
+                names.iter().any(|n| n == program_name(line)),
+                "{line} ({}) is listed but found as {names:?}",
+                canonical.display()
+            );
+            checked += 1;
+        }
+        assert!(checked > 0, "no listed shell exists here: {text}");
+        let not_a_shell = std::fs::canonicalize("/usr/bin/env").unwrap();
+        assert_eq!(shell_entries(&not_a_shell), Vec::<String>::new());
+    }
 }
