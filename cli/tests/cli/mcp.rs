@@ -296,9 +296,17 @@ async fn a_cancelled_request_ends_its_command() {
         "the command {sleeper} outlived its cancelled request"
     );
     assert!(cancelled.elapsed() < Duration::from_secs(5));
+    // The call's init leads the group and exits right after its program
+    // (on a loaded machine, a moment later): the group must be empty
+    // within the same bound.
+    let mut members = group_members(group);
+    while !members.is_empty() && cancelled.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        members = group_members(group);
+    }
     assert!(
-        group_members(group).is_empty(),
-        "members of the command's process group survived"
+        members.is_empty(),
+        "members of the command's process group survived: {members:?}"
     );
     // The server goes on serving.
     let result = server
