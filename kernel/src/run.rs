@@ -139,7 +139,7 @@ fn supervise_contained<S: AsRef<OsStr>>(
         mask: kernel.mask(),
     };
     let start = Instant::now();
-    let started = contain::start(&request, writer)?;
+    let mut started = contain::start(&request, writer)?;
     let exit = match &started.status {
         Some(pipe) => Exit::Status(pipe.as_fd()),
         None => Exit::Child(pidfd(started.pid)),
@@ -158,13 +158,18 @@ fn supervise_contained<S: AsRef<OsStr>>(
     // path. An init killed before it could report (the kernel's SIGKILL
     // after the grace) means the program was killed with it: that init is
     // waited for, until the operating system has ended the whole call.
+    drop(exit);
     let reported = match (&started.status, &watch) {
         (Some(pipe), Ok(_)) => contain::program_status(pipe),
         _ => None,
     };
     let status = match reported {
         Some((raw, over_limit)) => {
-            reap_later(started.pid);
+            // The output and status pipes are over too: closing their last
+            // ends (freeing the pipes) is left to the reaper as well.
+            let mut fds = vec![std::os::fd::OwnedFd::from(reader)];
+            fds.extend(started.status.take());
+            reap_later(started.pid, fds);
             let mut watch = watch?;
             if over_limit && watch.ended.is_none() {
                 watch.ended = Some(Ended::ProcessLimit(limits.max_processes));
@@ -192,24 +197,34 @@ fn supervise_contained<S: AsRef<OsStr>>(
 /// program's status: nothing of the call is left but the init, exiting.
 /// One thread per process does it, started with the first such call; where
 /// it cannot be started, the caller reaps.
-fn reap_later(pid: Pid) {
+///
+/// The call's descriptors that are over (`fds`) are closed there too: the
+/// last close of a pipe frees it, work the caller's answer need not wait
+/// for. Nothing reads or writes them any more.
+fn reap_later(pid: Pid, fds: Vec<std::os::fd::OwnedFd>) {
     use std::sync::OnceLock;
     use std::sync::mpsc::{Sender, channel};
-    static REAPER: OnceLock<Option<Sender<Pid>>> = OnceLock::new();
+    type Leftovers = (Pid, Vec<std::os::fd::OwnedFd>);
+    static REAPER: OnceLock<Option<Sender<Leftovers>>> = OnceLock::new();
     let reaper = REAPER.get_or_init(|| {
-        let (send, receive) = channel::<Pid>();
+        let (send, receive) = channel::<Leftovers>();
         std::thread::Builder::new()
             .name("jig-reaper".to_owned())
             .spawn(move || {
-                for pid in receive {
+                for (pid, fds) in receive {
+                    drop(fds);
                     let _ = reap(pid);
                 }
             })
             .ok()
             .map(|_| send)
     });
-    let handed = reaper.as_ref().is_some_and(|send| send.send(pid).is_ok());
-    if !handed {
+    let unsent = match reaper {
+        Some(send) => send.send((pid, fds)).err().map(|error| error.0),
+        None => Some((pid, fds)),
+    };
+    if let Some((pid, fds)) = unsent {
+        drop(fds);
         let _ = reap(pid);
     }
 }

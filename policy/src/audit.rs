@@ -107,6 +107,13 @@ impl AuditEvent {
         })
     }
 
+    /// Whether [`emit`](Self::emit) reaches a subscriber (one that takes
+    /// `jig::audit` events at the `INFO` level): without one, and without an
+    /// audit sink, nobody reads the event and it need not be made.
+    pub fn traced() -> bool {
+        tracing::enabled!(target: "jig::audit", tracing::Level::INFO)
+    }
+
     /// Emits the event through `tracing` (target `jig::audit`, level INFO).
     pub fn emit(&self) {
         tracing::info!(

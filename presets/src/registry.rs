@@ -134,10 +134,13 @@ impl Registry {
     ) -> ToolResult {
         let start = Instant::now();
         let result = self.dispatch_inner(name, arguments, options);
-        let event = AuditEvent::new(name, &result, start.elapsed());
-        event.emit();
-        if let Some(sink) = &self.audit {
-            sink.record(&event);
+        // The event is made only when a subscriber or a sink takes it.
+        if self.audit.is_some() || AuditEvent::traced() {
+            let event = AuditEvent::new(name, &result, start.elapsed());
+            event.emit();
+            if let Some(sink) = &self.audit {
+                sink.record(&event);
+            }
         }
         result
     }
