@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, Ruleset, RulesetAttr,
@@ -78,8 +79,8 @@ pub(crate) struct CallPaths<'a> {
 /// The ruleset itself is made per call (the child adds the rules of its own
 /// mounts to it, which must not reach another call), but the descriptors
 /// its rules are made from are kept open between calls ([`Opened`]): a rule
-/// costs one `stat` of its path, to check that the path still names the
-/// same file, and one `landlock_add_rule`.
+/// costs one `landlock_add_rule`, and, at most every [`RECHECK_AFTER`], one
+/// `stat` of its path to check that the path still names the same file.
 pub(crate) fn ruleset(
     paths: &CallPaths<'_>,
     access: CallAccess,
@@ -168,6 +169,16 @@ pub(crate) fn open_ahead() {
 /// over).
 const MAX_OPENED: usize = 512;
 
+/// How long a path, once found to name the file opened for it, is trusted
+/// to name it still. Until the next check, a rule names the file its path
+/// named at most this long ago, which that path was granted then: a file
+/// put in its place meanwhile gets nothing from the rule (it is refused,
+/// not let through), and the file moved away keeps the path's rights for
+/// at most this long. The paths are system folders and files, the root and
+/// the programs; what changes them is mostly a package upgrade. A `stat`
+/// per rule on every call was about a tenth of a call's own work.
+const RECHECK_AFTER: Duration = Duration::from_secs(1);
+
 /// Which file a path named: its device and inode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Identity {
@@ -191,6 +202,8 @@ struct OpenedPath {
     fd: OwnedFd,
     identity: Identity,
     dir: bool,
+    /// When `identity` was last found to be what the path names.
+    checked: Instant,
 }
 
 /// The paths the rules of every call are made from, opened once per
@@ -215,12 +228,18 @@ impl Opened {
     fn get(&mut self, path: &Path) -> Option<&OpenedPath> {
         // A path not opened yet is opened at once (its `fstat` below is
         // what it names); one opened before is kept while a `stat` of the
-        // path names the same file.
-        let current = match self.paths.get(path) {
+        // path names the same file, checked at most every
+        // [`RECHECK_AFTER`].
+        let current = match self.paths.get_mut(path) {
             None => false,
+            Some(opened) if opened.checked.elapsed() < RECHECK_AFTER => true,
             Some(opened) => {
                 let now = nix::sys::stat::stat(path).ok().map(|s| Identity::of(&s))?;
-                opened.identity == now
+                let same = opened.identity == now;
+                if same {
+                    opened.checked = Instant::now();
+                }
+                same
             }
         };
         if !current {
@@ -234,6 +253,7 @@ impl Opened {
                 fd,
                 identity: Identity::of(&stat),
                 dir: stat.st_mode & libc::S_IFMT == libc::S_IFDIR,
+                checked: Instant::now(),
             };
             self.paths.insert(path.to_path_buf(), opened);
         }
@@ -284,8 +304,15 @@ pub(crate) fn late_rights(abi: u32) -> (u64, u64) {
 mod tests {
     use super::*;
 
+    /// Makes the cache's check of `path` due, as if [`RECHECK_AFTER`] had
+    /// passed.
+    fn make_due(cache: &mut Opened, path: &Path) {
+        let opened = cache.paths.get_mut(path).unwrap();
+        opened.checked = Instant::now().checked_sub(RECHECK_AFTER).unwrap();
+    }
+
     #[test]
-    fn a_replaced_path_is_opened_again() {
+    fn a_replaced_path_is_opened_again_once_checked() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         std::fs::write(&path, "a").unwrap();
@@ -296,10 +323,19 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         std::fs::rename(&other, &path).unwrap();
         let mut cache = Opened::cache();
+        // Within the interval, the file the path named a moment ago.
+        assert_eq!(cache.get(&path).unwrap().identity, first);
+        make_due(&mut cache, &path);
         let now = cache.get(&path).unwrap();
         assert_ne!(now.identity, first);
         assert!(now.dir);
+        let second = now.identity;
+        // A check that finds the same file starts a new interval.
+        make_due(&mut cache, &path);
+        assert_eq!(cache.get(&path).unwrap().identity, second);
+        assert!(cache.paths[&path].checked.elapsed() < RECHECK_AFTER);
         std::fs::remove_dir(&path).unwrap();
+        make_due(&mut cache, &path);
         assert!(cache.get(&path).is_none());
     }
 }

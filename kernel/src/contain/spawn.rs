@@ -1003,6 +1003,22 @@ fn watch(program: c_long, limit: u64) -> (c_int, bool) {
         let mut over = false;
         let mut program_status = None;
         loop {
+            // Wait first: a program that ends within the interval (most do)
+            // is never counted.
+            if exit_fd >= 0 {
+                let mut poll = libc::pollfd {
+                    fd: exit_fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                libc::poll(&mut poll, 1, WATCH_MILLIS);
+            } else {
+                let pause = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: i64::from(WATCH_MILLIS) * 1_000_000,
+                };
+                libc::nanosleep(&pause, std::ptr::null_mut());
+            }
             let mut status: c_int = 0;
             loop {
                 let reaped = libc::waitpid(-1, &mut status, libc::WNOHANG | libc::__WALL);
@@ -1020,20 +1036,6 @@ fn watch(program: c_long, limit: u64) -> (c_int, bool) {
             if !over && proc_fd >= 0 && count_processes(proc_fd) > limit {
                 over = true;
                 libc::kill(-1, libc::SIGKILL);
-            }
-            if exit_fd >= 0 {
-                let mut poll = libc::pollfd {
-                    fd: exit_fd,
-                    events: libc::POLLIN,
-                    revents: 0,
-                };
-                libc::poll(&mut poll, 1, WATCH_MILLIS);
-            } else {
-                let pause = libc::timespec {
-                    tv_sec: 0,
-                    tv_nsec: i64::from(WATCH_MILLIS) * 1_000_000,
-                };
-                libc::nanosleep(&pause, std::ptr::null_mut());
             }
         }
     }
@@ -1205,11 +1207,7 @@ fn program_main(plan: &ChildPlan<'_>) -> ! {
     // SAFETY: raw calls on the child's own state and on descriptors and
     // strings the parent prepared; see `child_main`.
     unsafe {
-        for signal in 1..65 {
-            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
-                libc::signal(signal, libc::SIG_DFL);
-            }
-        }
+        reset_signals();
         let mut none: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut none);
         libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
@@ -1261,6 +1259,107 @@ fn program_main(plan: &ChildPlan<'_>) -> ! {
     }
 }
 
+/// Gives every signal this process catches or ignores its default action
+/// back, as `posix_spawn` does: a handler is the parent's code (in memory
+/// the program shares until `execve`), and an ignored signal would stay
+/// ignored in the program. Every other signal has its default action
+/// already. Which ones those are, the process's own `/proc/self/status`
+/// says (`SigIgn`, `SigCgt`): a handful of calls instead of one per signal.
+/// Where it cannot be read, every signal is reset. The raw system call
+/// reaches the signals the C library keeps for itself (32 and 33) too.
+#[expect(unsafe_code)]
+fn reset_signals() {
+    /// The kernel's `struct sigaction` (x86-64 and aarch64 alike).
+    #[repr(C)]
+    struct KernelSigaction {
+        handler: usize,
+        flags: libc::c_ulong,
+        restorer: usize,
+        mask: u64,
+    }
+    let default = KernelSigaction {
+        handler: libc::SIG_DFL,
+        flags: 0,
+        restorer: 0,
+        mask: 0,
+    };
+    let handled = handled_signals().unwrap_or(u64::MAX);
+    for signal in 1..65 {
+        if signal == libc::SIGKILL || signal == libc::SIGSTOP {
+            continue;
+        }
+        if handled & (1u64 << (signal - 1)) != 0 {
+            // SAFETY: a raw change of this process's own disposition; the
+            // kernel reads the local action (8 bytes of signal mask).
+            unsafe {
+                libc::syscall(
+                    libc::SYS_rt_sigaction,
+                    signal,
+                    &default as *const KernelSigaction,
+                    std::ptr::null_mut::<KernelSigaction>(),
+                    8usize,
+                );
+            }
+        }
+    }
+}
+
+/// The signals this process ignores or catches (bit `n - 1` for signal
+/// `n`), read from `/proc/self/status` into a stack buffer; `None` when
+/// either mask cannot be read.
+#[expect(unsafe_code)]
+fn handled_signals() -> Option<u64> {
+    let mut buffer = [0u8; 4096];
+    // SAFETY: raw open, read into the local buffer, close.
+    let filled = unsafe {
+        let fd = libc::open(
+            c"/proc/self/status".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return None;
+        }
+        let mut filled = 0;
+        while filled < buffer.len() {
+            let read = libc::read(
+                fd,
+                buffer[filled..].as_mut_ptr().cast(),
+                buffer.len() - filled,
+            );
+            if read <= 0 {
+                break;
+            }
+            filled += read as usize;
+        }
+        libc::close(fd);
+        filled
+    };
+    let status = &buffer[..filled];
+    Some(status_mask(status, b"\nSigIgn:")? | status_mask(status, b"\nSigCgt:")?)
+}
+
+/// The hexadecimal mask after `field` in a `/proc/<pid>/status` text.
+fn status_mask(status: &[u8], field: &[u8]) -> Option<u64> {
+    let start = status
+        .windows(field.len())
+        .position(|window| window == field)?
+        + field.len();
+    let mut mask: u64 = 0;
+    let mut digits = 0;
+    for &byte in status.get(start..)? {
+        let digit = match byte {
+            b'\t' | b' ' if digits == 0 => continue,
+            b'0'..=b'9' => byte - b'0',
+            b'a'..=b'f' => byte - b'a' + 10,
+            b'A'..=b'F' => byte - b'A' + 10,
+            _ => break,
+        };
+        mask = mask.checked_mul(16)? | u64::from(digit);
+        digits += 1;
+    }
+    (digits > 0).then_some(mask)
+}
+
 /// Drops every capability, for good: securebits so that uid 0 regains
 /// none at `execve`, an empty bounding set, no ambient set, then empty
 /// sets. Steps a process without privileges may not take are skipped; the
@@ -1310,5 +1409,29 @@ fn drop_capabilities(report: RawFd) {
         {
             fail(report, Stage::Capabilities, libc::EPERM);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signal_masks_are_read_from_a_status_text() {
+        let status = b"Name:\tcat\nSigQ:\t0/31\nSigPnd:\t0000000000000000\n\
+            SigIgn:\t0000000000001000\nSigCgt:\t0000000180004a02\nCapInh:\t0\n";
+        assert_eq!(status_mask(status, b"\nSigIgn:"), Some(0x1000));
+        assert_eq!(status_mask(status, b"\nSigCgt:"), Some(0x1_8000_4a02));
+        // A missing field, no digits, or more than 64 bits: unknown, so
+        // every signal is reset.
+        assert_eq!(status_mask(status, b"\nSigBlk:"), None);
+        assert_eq!(status_mask(b"\nSigIgn:\t\n", b"\nSigIgn:"), None);
+        assert_eq!(
+            status_mask(b"\nSigIgn:\t10000000000000000\n", b"\nSigIgn:"),
+            None
+        );
+        // The running process's own masks parse (it ignores SIGPIPE).
+        let own = handled_signals().unwrap();
+        assert_ne!(own & (1 << (libc::SIGPIPE - 1)), 0);
     }
 }

@@ -301,7 +301,7 @@ fn protected_mounts(root: &Path, paths: &[std::path::PathBuf]) -> Vec<(CString, 
     use nix::sys::statvfs::{FsFlags, statvfs};
     let mut mounts = Vec::new();
     for path in paths {
-        let Ok(canonical) = std::fs::canonicalize(root.join(path)) else {
+        let Some(canonical) = canonical_below(root, path) else {
             continue;
         };
         if !canonical.starts_with(root) || canonical == root {
@@ -329,6 +329,32 @@ fn protected_mounts(root: &Path, paths: &[std::path::PathBuf]) -> Vec<(CString, 
         }
     }
     mounts
+}
+
+/// The canonical form of `path` (relative to `root`, or absolute), `None`
+/// when it does not exist. Below the canonical `root`, a path none of whose
+/// components is a symbolic link is its own canonical form: one `lstat` per
+/// component instead of a `readlink` of every component from `/` (a call
+/// checks every protected path, most of which do not exist); a link found
+/// on the way resolves the whole path as `realpath` does.
+fn canonical_below(root: &Path, path: &Path) -> Option<std::path::PathBuf> {
+    use std::path::Component;
+    let joined = root.join(path);
+    let Ok(rest) = joined.strip_prefix(root) else {
+        return std::fs::canonicalize(&joined).ok();
+    };
+    let mut walked = root.to_path_buf();
+    for component in rest.components() {
+        let Component::Normal(name) = component else {
+            return std::fs::canonicalize(&joined).ok();
+        };
+        walked.push(name);
+        let kind = std::fs::symlink_metadata(&walked).ok()?.file_type();
+        if kind.is_symlink() {
+            return std::fs::canonicalize(&joined).ok();
+        }
+    }
+    Some(walked)
 }
 
 /// At most this many files are hidden per call.
@@ -407,4 +433,43 @@ pub(crate) fn program_status(status: &OwnedFd) -> Option<(i32, bool)> {
         let over = i32::from_ne_bytes([record[4], record[5], record[6], record[7]]);
         (raw, over != 0)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_protected_path_resolves_as_realpath_resolves_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.join("real/hooks")).unwrap();
+        std::fs::create_dir_all(root.join("plain/sub")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("linked")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("away")).unwrap();
+        for path in [
+            "plain",
+            "plain/sub",
+            "linked",
+            "linked/hooks",
+            "away",
+            "missing",
+            "missing/below",
+            "plain/../real",
+            "linked/missing",
+        ] {
+            assert_eq!(
+                canonical_below(&root, Path::new(path)),
+                std::fs::canonicalize(root.join(path)).ok(),
+                "{path}"
+            );
+        }
+        // An absolute path outside the root is resolved too (the caller
+        // keeps only what lies inside).
+        assert_eq!(
+            canonical_below(&root, outside.path()),
+            std::fs::canonicalize(outside.path()).ok()
+        );
+    }
 }

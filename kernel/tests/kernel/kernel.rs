@@ -248,3 +248,36 @@ fn a_mechanism_left_out_is_reported_missing_and_required_refuses_it() {
         );
     }
 }
+
+extern "C" fn ignore_signal(_: libc::c_int) {}
+
+#[test]
+fn a_program_starts_with_every_signal_at_its_default_action() {
+    // This process ignores SIGPIPE (as every Rust program does) and, for
+    // this test, SIGUSR1, and catches SIGUSR2: none of it may reach the
+    // program, whose ignored signals would stay ignored across `execve`.
+    #[expect(unsafe_code)]
+    // SAFETY: setting dispositions of signals no other test uses; the
+    // handler does nothing.
+    unsafe {
+        libc::signal(libc::SIGUSR1, libc::SIG_IGN);
+        libc::signal(
+            libc::SIGUSR2,
+            ignore_signal as extern "C" fn(libc::c_int) as usize,
+        );
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    assert!(
+        status
+            .lines()
+            .any(|l| l.starts_with("SigIgn:") && !l.ends_with("0000000000000000"))
+    );
+    let ws = Workspace::new();
+    let outcome = ws.kernel.run(&["cat", "/proc/self/status"]).unwrap();
+    assert_eq!(outcome.exit_code(), Some(0), "{}", outcome.output.text());
+    let text = outcome.output.text();
+    for field in ["SigIgn:", "SigCgt:", "SigBlk:"] {
+        let line = text.lines().find(|l| l.starts_with(field)).unwrap();
+        assert!(line.ends_with("0000000000000000"), "{line}");
+    }
+}
