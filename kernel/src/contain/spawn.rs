@@ -995,10 +995,8 @@ fn watch(program: c_long, limit: u64) -> (c_int, bool) {
     // SAFETY: raw open, pidfd_open, poll, waitpid, kill and close on local
     // values; the directory is this namespace's own /proc.
     unsafe {
-        let proc_fd = libc::open(
-            c"/proc".as_ptr(),
-            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        );
+        // Opened at the first count, which a short program never reaches.
+        let mut proc_fd: c_int = -2;
         let exit_fd = libc::syscall(libc::SYS_pidfd_open, program, 0) as c_int;
         let mut over = false;
         let mut program_status = None;
@@ -1030,8 +1028,16 @@ fn watch(program: c_long, limit: u64) -> (c_int, bool) {
                 }
             }
             if let Some(status) = program_status {
-                libc::close(proc_fd);
+                if proc_fd >= 0 {
+                    libc::close(proc_fd);
+                }
                 return (status, over);
+            }
+            if !over && proc_fd == -2 {
+                proc_fd = libc::open(
+                    c"/proc".as_ptr(),
+                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+                );
             }
             if !over && proc_fd >= 0 && count_processes(proc_fd) > limit {
                 over = true;
