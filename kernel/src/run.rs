@@ -43,6 +43,10 @@ pub struct RunOptions {
     /// besides itself, such as git's exec path. Empty (the default): the
     /// program is the only thing the call can execute.
     pub helpers: Vec<std::path::PathBuf>,
+    /// Paths made read-only in this run besides the kernel's own
+    /// ([`crate::KernelBuilder::read_only_paths`]), the same way: where the
+    /// kernel has a mount namespace, and inside the root.
+    pub read_only: Vec<std::path::PathBuf>,
 }
 
 impl RunOptions {
@@ -54,6 +58,7 @@ impl RunOptions {
             env: Vec::new(),
             access: Access::ReadOnly,
             helpers: Vec::new(),
+            read_only: Vec::new(),
         }
     }
 
@@ -64,6 +69,13 @@ impl RunOptions {
     /// dynamic loader among them, which can load any readable program).
     pub fn with_helper(mut self, path: impl Into<std::path::PathBuf>) -> Self {
         self.helpers.push(path.into());
+        self
+    }
+
+    /// These options with one more path made read-only for this run (see
+    /// [`RunOptions::read_only`]).
+    pub fn with_read_only_path(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.read_only.push(path.into());
         self
     }
 
@@ -125,6 +137,12 @@ fn supervise_contained<S: AsRef<OsStr>>(
         .chain(options.env.iter())
         .map(|(k, v)| (k.as_os_str(), v.as_os_str()))
         .collect();
+    let read_only: std::borrow::Cow<'_, [std::path::PathBuf]> = if options.read_only.is_empty() {
+        std::borrow::Cow::Borrowed(kernel.read_only_paths())
+    } else {
+        let both = kernel.read_only_paths().iter().chain(&options.read_only);
+        std::borrow::Cow::Owned(both.cloned().collect())
+    };
     let request = Request {
         plan,
         root: kernel.root(),
@@ -135,7 +153,7 @@ fn supervise_contained<S: AsRef<OsStr>>(
         limits: &limits,
         access: options.access,
         helpers: &options.helpers,
-        read_only: kernel.read_only_paths(),
+        read_only: &read_only,
         mask: kernel.mask(),
     };
     let start = Instant::now();

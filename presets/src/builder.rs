@@ -339,18 +339,12 @@ impl FullPreset {
         if let Some(dir) = &descriptor_dir {
             protected_extra.push(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone()));
         }
-        let kernel = kernel_builder(&self, &protected_extra);
-        let kernel = kernel.build()?;
-        // The repository's own hooks folder (`core.hooksPath`), asked of
-        // git: protected like `.git/hooks`, so the kernel is built again
-        // with it when there is one.
-        let hooks = crate::hooks::configured_hooks(&kernel);
-        let kernel = if hooks.is_empty() {
-            kernel
-        } else {
-            protected_extra.extend(hooks);
-            kernel_builder(&self, &protected_extra).build()?
-        };
+        let kernel = kernel_builder(&self, &protected_extra).build()?;
+        // The repository's own hooks folders (`core.hooksPath`), asked of
+        // git the first time a call that may write needs them: protected
+        // like `.git/hooks` in every such call, by the run point and the
+        // kernel.
+        let hooks = Arc::new(crate::hooks::LazyHooks::new(kernel.clone()));
 
         // Lifted entries apply to command and descriptor tools; the exec
         // tool keeps the whole list.
@@ -433,6 +427,9 @@ impl FullPreset {
             allow_workspace_programs: self.allow_workspace_programs,
             protected: Protected::new(kernel.root(), &protected_extra)
                 .with_secrets_readable(self.secrets_readable),
+            protected_extra: protected_extra.clone(),
+            hooks: hooks.clone(),
+            write_protected: std::sync::OnceLock::new(),
             git_problem: std::sync::OnceLock::new(),
             kernel: kernel.clone(),
         });
@@ -447,7 +444,8 @@ impl FullPreset {
             .with(PolicyMiddleware::new(policy.clone()))
             .with(ApprovalMiddleware::new(self.approver));
         Ok(Built {
-            registry: Registry::new(kernel, tools, policy, chain, budgets, self.audit),
+            registry: Registry::new(kernel, tools, policy, chain, budgets, self.audit)
+                .with_hooks(hooks),
             descriptor_errors,
             lifted_programs: self.lifted,
         })

@@ -45,6 +45,31 @@ pub(crate) fn configured_hooks(kernel: &Kernel) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The repository's hooks folders ([`configured_hooks`]), asked of git at
+/// most once: the first time a call that may write needs them (a call that
+/// may not write cannot touch them, so a preset that serves only such
+/// calls, or a `jig call` of one, never starts git for them).
+#[derive(Debug)]
+pub(crate) struct LazyHooks {
+    kernel: Kernel,
+    found: std::sync::OnceLock<Vec<PathBuf>>,
+}
+
+impl LazyHooks {
+    /// Hooks folders of the repository at `kernel`'s root, not asked yet.
+    pub(crate) fn new(kernel: Kernel) -> Self {
+        Self {
+            kernel,
+            found: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The folders, asked of git the first time.
+    pub(crate) fn get(&self) -> &[PathBuf] {
+        self.found.get_or_init(|| configured_hooks(&self.kernel))
+    }
+}
+
 /// Why git may not run through this preset: the installed git (asked
 /// once, `git --version`, contained) is older than
 /// [`jig_programs::GIT_MIN_VERSION`] or does not say its version. `None`

@@ -4,6 +4,7 @@
 use jig_lineage::Layer;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -28,6 +29,9 @@ pub struct Registry {
     chain: Chain,
     budgets: BTreeMap<String, usize>,
     audit: Option<Arc<dyn AuditSink>>,
+    /// The repository's hooks folders, read-only in every call that may
+    /// write (asked of git by the first one).
+    hooks: Option<Arc<crate::hooks::LazyHooks>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -80,7 +84,28 @@ impl Registry {
             chain,
             budgets,
             audit,
+            hooks: None,
         }
+    }
+
+    /// This registry with the repository's hooks folders protected in
+    /// every call that may write.
+    pub(crate) fn with_hooks(mut self, hooks: Arc<crate::hooks::LazyHooks>) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
+    /// Every path kept read-only in a call that may write: the kernel's
+    /// own and the repository's hooks folders (`core.hooksPath`), which
+    /// this asks of git if no call has yet.
+    pub fn protected_paths(&self) -> Vec<PathBuf> {
+        let hooks = self.hooks.as_ref().map_or(&[][..], |hooks| hooks.get());
+        self.kernel
+            .read_only_paths()
+            .iter()
+            .chain(hooks)
+            .cloned()
+            .collect()
     }
 
     /// The kernel every call runs on.
@@ -169,6 +194,13 @@ impl Registry {
                     Err(refusal) => return ToolResult::Refused(refusal),
                 };
                 let mut run = invocation.run_options(limits);
+                if !invocation.read_only
+                    && let Some(hooks) = &self.hooks
+                {
+                    for hook in hooks.get() {
+                        run = run.with_read_only_path(hook);
+                    }
+                }
                 if let Some(cancel) = &options.cancel {
                     run = run.with_cancel(cancel.clone());
                 }

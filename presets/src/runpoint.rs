@@ -69,6 +69,15 @@ pub(crate) struct Guard {
     pub(crate) tool_deny: DenyList,
     pub(crate) allow_workspace_programs: bool,
     pub(crate) protected: Protected,
+    /// The protected paths besides git's and jig's own (the descriptor
+    /// folder, the integrator's), for [`Guard::write_protected`].
+    pub(crate) protected_extra: Vec<PathBuf>,
+    /// The repository's hooks folders, asked of git by the first call
+    /// that may write.
+    pub(crate) hooks: Arc<crate::hooks::LazyHooks>,
+    /// `protected` with the hooks folders, made for the first call that
+    /// may write.
+    pub(crate) write_protected: OnceLock<Protected>,
     /// Why git may not run, when the installed git is older than
     /// [`jig_programs::GIT_MIN_VERSION`]: asked of git once, the first time
     /// a call would run git (a preset without git calls never starts it).
@@ -202,13 +211,18 @@ impl Guard {
         form: ToolForm,
     ) -> Result<(), Refusal> {
         let writes = !invocation.read_only;
-        let resolved = invocation.paths.iter().find_map(|path| {
-            self.protected
-                .refusal_for(path, &path.display().to_string(), writes)
-        });
+        let protected = if writes {
+            self.write_protected()
+        } else {
+            &self.protected
+        };
+        let resolved = invocation
+            .paths
+            .iter()
+            .find_map(|path| protected.refusal_for(path, &path.display().to_string(), writes));
         let written = values
             .iter()
-            .find_map(|value| self.protected.refusal(value, writes));
+            .find_map(|value| protected.refusal(value, writes));
         match resolved.or(written) {
             None => Ok(()),
             Some(message) => {
@@ -220,6 +234,20 @@ impl Guard {
                 Err(Refusal::new(code, Layer::RunPath, message))
             }
         }
+    }
+
+    /// The protected paths of a call that may write: `protected` with the
+    /// repository's hooks folders, asked of git the first time.
+    fn write_protected(&self) -> &Protected {
+        self.write_protected.get_or_init(|| {
+            let hooks = self.hooks.get();
+            if hooks.is_empty() {
+                return self.protected.clone();
+            }
+            let extra: Vec<PathBuf> = self.protected_extra.iter().chain(hooks).cloned().collect();
+            Protected::new(self.kernel.root(), &extra)
+                .with_secrets_readable(self.protected.secrets_readable())
+        })
     }
 
     fn vet_program(

@@ -52,8 +52,8 @@ pub(crate) fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode, Cli
     let kernel = registry.kernel();
     let confinement = kernel.confinement();
     let containment = confinement.to_string();
-    let protected: Vec<String> = kernel
-        .read_only_paths()
+    let protected: Vec<String> = registry
+        .protected_paths()
         .iter()
         .map(|p| p.display().to_string())
         .collect();

@@ -88,6 +88,7 @@ pub(crate) const ALL: &[Case] = &[
         "protected_paths_and_secret_files",
         protected_paths_and_secret_files,
     ),
+    ("a_path_protected_for_one_run", a_path_protected_for_one_run),
 ];
 
 fn py(script: &str) -> Vec<String> {
@@ -935,4 +936,38 @@ fn protected_paths_and_secret_files() {
         std::fs::read_to_string(world.ws(".env")).unwrap(),
         "SECRET=top\n"
     );
+}
+
+fn a_path_protected_for_one_run() {
+    let world = World::new();
+    std::fs::create_dir_all(world.ws(".githooks")).unwrap();
+    let kernel = jig_kernel::Kernel::builder(world.workspace.path())
+        .tmpdir(world.tmp_base.path())
+        .read_only_paths([".git/hooks"])
+        .containment(jig_kernel::Containment::required())
+        .build()
+        .unwrap();
+    let hook = world.ws(".githooks/pre-commit");
+    let write_hook = |options: jig_kernel::RunOptions| {
+        let _ = std::fs::remove_file(&hook);
+        let script = "open('.githooks/pre-commit', 'w').write('#!/bin/sh')";
+        kernel
+            .run_with(&["python3", "-c", script], &options)
+            .unwrap();
+        hook.exists()
+    };
+    let options =
+        || jig_kernel::RunOptions::new(support::limits()).with_access(Access::WriteWorkspace);
+    // Not protected by the kernel: a run that may write writes there.
+    assert!(
+        write_hook(options()),
+        "the folder is writable without the option"
+    );
+    // Protected for this run only, the next run is as before.
+    assert!(
+        !write_hook(options().with_read_only_path(".githooks")),
+        "a path protected for the run was written"
+    );
+    assert!(write_hook(options()), "the protection outlived its run");
+    let _ = std::fs::remove_file(&hook);
 }

@@ -614,6 +614,137 @@ fn a_hooks_folder_named_by_the_repositorys_configuration_is_protected() {
     assert!(result.outcome().is_some(), "{}", result.text());
 }
 
+/// A descriptor tool that copies a folder's contents into another: what
+/// it writes is named by no argument.
+const COPY_TREE_TOOL: &str = r#"{
+  "name": "copy_tree",
+  "description": "Copy a folder's contents into another folder",
+  "command": "cp -r {from} {to}",
+  "arguments": {
+    "from": {"type": "path", "description": "Source folder", "required": true},
+    "to": {"type": "path", "description": "Destination folder", "required": true}
+  }
+}"#;
+
+/// Sets `root` up as a repository whose hooks folder is `.githooks`,
+/// named through an include, so only git's own reading finds it.
+fn repository_with_hooks_folder(root: &Path) {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test sets the repository up with git itself"
+    )]
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", root)
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(root.join("extra.cfg"), "[core]\n\thooksPath = .githooks\n").unwrap();
+    git(&["config", "include.path", "../extra.cfg"]);
+    std::fs::create_dir(root.join(".githooks")).unwrap();
+}
+
+#[test]
+fn a_hooks_folder_is_read_only_to_a_program_that_writes_it_unnamed() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    repository_with_hooks_folder(root);
+    // A folder to copy whose contents land in the hooks folder and beside it.
+    std::fs::create_dir_all(root.join("pkg/.githooks")).unwrap();
+    std::fs::create_dir_all(root.join("pkg/other")).unwrap();
+    std::fs::write(root.join("pkg/.githooks/pre-commit"), "#!/bin/sh\n").unwrap();
+    std::fs::write(root.join("pkg/other/file"), "x\n").unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    std::fs::write(tools.path().join("copy_tree.tool.json"), COPY_TREE_TOOL).unwrap();
+    let registry = FullPreset::new(root)
+        .with_descriptor_dir(tools.path())
+        .build()
+        .unwrap()
+        .registry;
+    // A mount namespace keeps it read-only (this fails loudly where there
+    // is none, as the contain suite does).
+    assert!(
+        registry.kernel().confinement().protected_paths,
+        "{}",
+        registry.kernel().confinement()
+    );
+    // A read-only call first: it needs no hooks folder.
+    let read = registry.dispatch("grep", &json!({"pattern": "TODO"}));
+    assert!(read.outcome().is_some(), "{}", read.text());
+    let result = registry.dispatch("copy_tree", &json!({"from": "pkg/.", "to": "."}));
+    assert!(result.outcome().is_some(), "{}", result.text());
+    assert!(
+        root.join("other/file").exists(),
+        "the copy ran: {}",
+        result.text()
+    );
+    assert!(
+        !root.join(".githooks/pre-commit").exists(),
+        "a hook was written: {}",
+        result.text()
+    );
+    assert!(
+        registry
+            .protected_paths()
+            .iter()
+            .any(|p| p.ends_with(".githooks"))
+    );
+}
+
+#[test]
+fn the_hooks_folder_is_asked_of_git_only_for_a_call_that_may_write() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    repository_with_hooks_folder(root);
+    // A git that logs its arguments, then runs the real one.
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("git.log");
+    let script = format!(
+        "#!/bin/sh\necho \"$*\" >> '{}'\nexec /usr/bin/git \"$@\"\n",
+        log.display()
+    );
+    let fake = bin.path().join("git");
+    std::fs::write(&fake, script).unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    std::fs::write(tools.path().join("copy.tool.json"), COPY_TOOL).unwrap();
+    // Without containment, so that the logging git may write its log.
+    let registry = FullPreset::new(root)
+        .dangerous_no_containment()
+        .with_search_path([bin.path(), Path::new("/usr/bin"), Path::new("/bin")])
+        .with_descriptor_dir(tools.path())
+        .build()
+        .unwrap()
+        .registry;
+    let asked = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .matches("core.hooksPath")
+            .count()
+    };
+    let read = registry.dispatch("grep", &json!({"pattern": "TODO"}));
+    assert!(read.outcome().is_some(), "{}", read.text());
+    assert_eq!(asked(), 0, "a read-only call asked git");
+    for _ in 0..2 {
+        let result = registry.dispatch(
+            "copy",
+            &json!({"from": "notes.txt", "to": ".githooks/pre-commit"}),
+        );
+        assert_eq!(refusal(&result).layer.as_str(), "run.path");
+    }
+    assert_eq!(
+        asked(),
+        1,
+        "git is asked once, by the first call that may write"
+    );
+    assert!(!root.join(".githooks/pre-commit").exists());
+}
+
 /// A repository in `root` with one commit, set up by plain git (no
 /// hardening), and a preset without containment around it: only the run
 /// point's and the registry's git handling stand between the repository
