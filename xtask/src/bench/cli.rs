@@ -29,6 +29,7 @@ const SEARCH_TOOL: &str = r#"{
   "name": "search_text",
   "description": "Search text in workspace files",
   "command": "grep -rn {pattern} {path}",
+  "read_only": true,
   "arguments": {
     "pattern": {"type": "string", "description": "Text pattern to search", "required": true},
     "path": {"type": "path", "description": "Directory or file to search", "default": "."}
