@@ -562,25 +562,7 @@ fn sed_runs_sandboxed_for_every_form() {
 fn a_hooks_folder_named_by_the_repositorys_configuration_is_protected() {
     let fixture = Fixture::new();
     let root = fixture.root();
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "the test sets the repository up with git itself"
-    )]
-    let git = |args: &[&str]| {
-        let status = std::process::Command::new("git")
-            .args(args)
-            .current_dir(root)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", root)
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
-    };
-    git(&["init", "-q"]);
-    // Through an include, so only git's own reading finds it.
-    std::fs::write(root.join("extra.cfg"), "[core]\n\thooksPath = .githooks\n").unwrap();
-    git(&["config", "include.path", "../extra.cfg"]);
-    std::fs::create_dir(root.join(".githooks")).unwrap();
+    repository_with_hooks_folder(root);
     let tools = tempfile::tempdir().unwrap();
     std::fs::write(tools.path().join("copy.tool.json"), COPY_TOOL).unwrap();
     let registry = FullPreset::new(root)
