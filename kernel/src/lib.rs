@@ -94,15 +94,15 @@
 //! - the ruleset is made per call (the init adds the rules of its own
 //!   mounts to it, which must reach no other call) from descriptors kept
 //!   open between calls, each checked by one `stat` (at most once a
-//!   second) to still name the same file; the files that start a program (ELF loader, `#!` interpreter) are
-//!   remembered while every file read to learn them keeps its inode, size
-//!   and times;
+//!   second) to still name the same file; the files that start a program
+//!   (ELF loader, `#!` interpreter) are remembered while every file read to
+//!   learn them keeps its inode, size and times;
 //! - the seccomp filter decides by a short tree of comparisons: the
 //!   operating system runs a new filter once per system-call number to
 //!   build its cache of always-allowed calls, and compiles it to machine
 //!   code, at every call;
 //! - the program resets only the signals its process catches or ignores,
-//!   read from `/proc/self/status`, not all 64 one by one; protected paths
+//!   read from `/proc/self/status`, not all 62 one by one; protected paths
 //!   inside the root are resolved by one `lstat` per component instead of
 //!   a `readlink` of every component from `/`; and an init that bounds the
 //!   process count itself waits one interval before it first counts, so a
