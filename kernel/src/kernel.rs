@@ -50,6 +50,16 @@ pub struct KernelBuilder {
 /// (the workspace) or from the integrator's own.
 pub const DEFAULT_HOME: &str = "/nonexistent";
 
+/// The locale every child gets unless `LANG` is named for it: UTF-8
+/// characters, and every other category C's (which C.UTF-8 shares). Only
+/// the character type is named, not `LANG`, so a program loads one locale
+/// file instead of a dozen (about 0.4 ms of each call on a small machine).
+const DEFAULT_CTYPE: (&str, &str) = ("LC_CTYPE", "C.UTF-8");
+
+fn is_default_ctype((key, value): &(OsString, OsString)) -> bool {
+    key == DEFAULT_CTYPE.0 && value == DEFAULT_CTYPE.1
+}
+
 /// The folder under which each call gets its own temporary folder, unless
 /// [`KernelBuilder::tmpdir`] says otherwise.
 pub const DEFAULT_TMPDIR: &str = "/tmp";
@@ -134,6 +144,22 @@ impl Kernel {
         &self.env
     }
 
+    /// The environment of one run: the kernel's, then the run's own
+    /// variables (a later one replaces an earlier one of the same name). A
+    /// `LANG` named for the run also removes the default `LC_CTYPE`, which
+    /// would otherwise outrank it.
+    pub(crate) fn run_environment<'a>(
+        &'a self,
+        run: &'a [(OsString, OsString)],
+    ) -> impl Iterator<Item = (&'a OsStr, &'a OsStr)> {
+        let lang_named = run.iter().any(|(key, _)| key == "LANG");
+        self.env
+            .iter()
+            .filter(move |entry| !(lang_named && is_default_ctype(entry)))
+            .chain(run)
+            .map(|(key, value)| (key.as_os_str(), value.as_os_str()))
+    }
+
     /// Resolves a program name to the absolute path that would run.
     ///
     /// A bare name is looked up on the search path; an absolute path is taken
@@ -205,7 +231,8 @@ impl KernelBuilder {
     }
 
     /// Adds one variable to the children's environment (beyond `PATH`,
-    /// `HOME`, `LANG`, `TERM` and `TMPDIR`). Nothing of the parent's
+    /// `HOME`, `LC_CTYPE`, `TERM` and `TMPDIR`; a `LANG` named here
+    /// replaces the default `LC_CTYPE`). Nothing of the parent's
     /// environment reaches a child unless it is named here.
     pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
         self.extra_env.push((key.into(), value.into()));
@@ -299,11 +326,14 @@ impl KernelBuilder {
         let mut env: Vec<(OsString, OsString)> = vec![
             ("PATH".into(), join_paths(&self.search_path).into()),
             ("HOME".into(), self.home.into_os_string()),
-            ("LANG".into(), "C.UTF-8".into()),
+            (DEFAULT_CTYPE.0.into(), DEFAULT_CTYPE.1.into()),
             ("TERM".into(), "dumb".into()),
             ("TMPDIR".into(), self.tmpdir.into_os_string()),
         ];
         for (key, value) in self.extra_env {
+            if key == "LANG" {
+                env.retain(|entry| !is_default_ctype(entry));
+            }
             env.retain(|(k, _)| *k != key);
             env.push((key, value));
         }

@@ -15,9 +15,10 @@
 //!   error ([`KernelError::RootMissing`]), never a fallback.
 //! - **Clean environment.** The child gets `PATH`, `HOME` (by default a
 //!   folder that does not exist, so no program reads configuration from the
-//!   workspace or from the integrator's home),
-//!   `LANG=C.UTF-8`, `TERM=dumb`, `TMPDIR` and the variables the integrator
-//!   names: nothing of the parent's environment. Stdin is `/dev/null`. No file
+//!   workspace or from the integrator's home), `LC_CTYPE=C.UTF-8` (UTF-8
+//!   characters; every other locale category is C's, which C.UTF-8 shares),
+//!   `TERM=dumb`, `TMPDIR` and the variables the integrator names: nothing
+//!   of the parent's environment. Stdin is `/dev/null`. No file
 //!   descriptor beyond 0, 1 and 2 is inherited.
 //! - **Whole process tree ended.** The child leads its own process group. On
 //!   timeout or cancellation the group gets `SIGTERM`, a short grace, then

@@ -131,12 +131,7 @@ fn supervise_contained<S: AsRef<OsStr>>(
     let limits = options.limits;
     let (mut reader, writer) = std::io::pipe().map_err(supervise_error("create pipe"))?;
     let args: Vec<&OsStr> = args.iter().map(AsRef::as_ref).collect();
-    let env = kernel
-        .environment()
-        .iter()
-        .chain(options.env.iter())
-        .map(|(k, v)| (k.as_os_str(), v.as_os_str()))
-        .collect();
+    let env = kernel.run_environment(&options.env).collect();
     let read_only: std::borrow::Cow<'_, [std::path::PathBuf]> = if options.read_only.is_empty() {
         std::borrow::Cow::Borrowed(kernel.read_only_paths())
     } else {
@@ -291,8 +286,7 @@ fn supervise_bare<S: AsRef<OsStr>>(
     command
         .args(args)
         .env_clear()
-        .envs(kernel.environment().iter().map(|(k, v)| (k, v)))
-        .envs(options.env.iter().map(|(k, v)| (k, v)))
+        .envs(kernel.run_environment(&options.env))
         .current_dir(kernel.root())
         .stdin(Stdio::null())
         .stdout(writer)

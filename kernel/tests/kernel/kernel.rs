@@ -146,12 +146,57 @@ fn the_environment_is_the_allow_list_only() {
     keys.sort();
     assert_eq!(
         keys,
-        ["HOME", "JIG_EXTRA", "LANG", "PATH", "TERM", "TMPDIR"]
+        ["HOME", "JIG_EXTRA", "LC_CTYPE", "PATH", "TERM", "TMPDIR"]
     );
     let text = outcome.output.text();
     assert!(text.contains("HOME=/nonexistent\n"));
     assert!(text.contains("PATH=/usr/local/bin:/usr/bin:/bin\n"));
-    assert!(text.contains("LANG=C.UTF-8\n"));
+    assert!(text.contains("LC_CTYPE=C.UTF-8\n"));
+}
+
+/// How many lines of `chars.txt` (one two-byte character) grep reads as
+/// one character: 1 in a UTF-8 locale, 0 in C, where it is two bytes.
+fn one_character_lines(kernel: &Kernel, options: &jig_kernel::RunOptions) -> String {
+    let outcome = kernel
+        .run_with(&["grep", "-c", "^.$", "chars.txt"], options)
+        .unwrap();
+    outcome.output.text().trim().to_owned()
+}
+
+#[test]
+fn a_program_reads_utf8_characters_by_default_contained_or_not() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("chars.txt"), "\u{e9}\n").unwrap();
+    for kernel in [
+        Kernel::builder(dir.path()).build().unwrap(),
+        Kernel::builder(dir.path())
+            .dangerous_no_containment()
+            .build()
+            .unwrap(),
+    ] {
+        let options = jig_kernel::RunOptions::new(kernel.limits());
+        assert_eq!(one_character_lines(&kernel, &options), "1");
+        let lang = options.clone().with_env("LANG", "C");
+        assert_eq!(one_character_lines(&kernel, &lang), "0");
+        let ctype = options.with_env("LC_CTYPE", "C");
+        assert_eq!(one_character_lines(&kernel, &ctype), "0");
+    }
+}
+
+#[test]
+fn a_lang_named_by_the_integrator_replaces_the_default_character_type() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("chars.txt"), "\u{e9}\n").unwrap();
+    let kernel = Kernel::builder(dir.path())
+        .env("LANG", "C")
+        .build()
+        .unwrap();
+    let options = jig_kernel::RunOptions::new(kernel.limits());
+    assert_eq!(one_character_lines(&kernel, &options), "0");
+    let outcome = kernel.run_with(&["env"], &options).unwrap();
+    let text = outcome.output.text();
+    assert!(text.contains("LANG=C\n"), "{text}");
+    assert!(!text.contains("LC_CTYPE"), "{text}");
 }
 
 #[test]
