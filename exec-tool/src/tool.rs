@@ -2,7 +2,7 @@
 //! interface.
 
 use jig_lineage::{
-    CheckContext, DenyList, Invocation, Refusal, Tool, ToolAudit, ToolForm, program_name,
+    CheckContext, DenyList, Invocation, Refusal, Tool, ToolAudit, ToolForm, Writes, program_name,
 };
 use serde_json::{Value, json};
 
@@ -239,6 +239,7 @@ impl Tool for ExecTool {
             "everything after the program: free text, judged by the operator scan, the deny \
              and allow lists, the per-program option tables and path confinement",
         )
+        .with_writes(Writes::PerCall)
     }
 }
 

@@ -271,6 +271,11 @@ impl Tool for CommandTool {
             skeleton: self.template.as_str().to_owned(),
             slots: self.slots.iter().map(audit_line).collect(),
             variability,
+            writes: if self.spec.read_only {
+                crate::Writes::Nothing
+            } else {
+                crate::Writes::Workspace
+            },
         }
     }
 }

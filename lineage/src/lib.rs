@@ -147,4 +147,4 @@ pub use protected::{PROTECTED_PATHS, Protected, is_secret_name};
 pub use slot::{SlotSpec, SlotType};
 pub use spec::{CommandSpec, SpecError};
 pub use template::{SlotName, Template, TemplateError, Token};
-pub use tool::{CheckContext, Invocation, Refusal, Tool, ToolAudit, ToolForm, ToolResult};
+pub use tool::{CheckContext, Invocation, Refusal, Tool, ToolAudit, ToolForm, ToolResult, Writes};

@@ -265,10 +265,52 @@ pub struct ToolAudit {
     pub slots: Vec<String>,
     /// A plain statement of how much the model can vary.
     pub variability: String,
+    /// What the tool's calls may write.
+    pub writes: Writes,
+}
+
+/// What a tool's calls may write, as the reviewer reads it in an audit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Writes {
+    /// Nothing: every call runs read-only ([`Access::ReadOnly`]; only its
+    /// private temporary folder takes writes).
+    Nothing,
+    /// The workspace, its protected paths excepted
+    /// ([`Access::WriteWorkspace`]).
+    Workspace,
+    /// Decided for each call: the workspace when the program's option table
+    /// says the command writes, nothing otherwise (the exec tool).
+    PerCall,
+}
+
+impl Writes {
+    /// `nothing`, `workspace` or `per-call`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Nothing => "nothing",
+            Self::Workspace => "workspace",
+            Self::PerCall => "per-call",
+        }
+    }
+
+    /// One line for a reviewer: what is written, and what decides it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Nothing => {
+                "nothing: every call runs read-only (only its private temporary folder takes writes)"
+            }
+            Self::Workspace => "the workspace, its protected paths excepted",
+            Self::PerCall => {
+                "decided per call: the workspace (protected paths excepted) when the program's option table says the command writes, nothing otherwise"
+            }
+        }
+    }
 }
 
 impl ToolAudit {
-    /// An audit of a tool of `form` that can run `binaries` on `skeleton`.
+    /// An audit of a tool of `form` that can run `binaries` on `skeleton`,
+    /// whose calls may write the workspace.
     pub fn new(
         form: ToolForm,
         binaries: Vec<String>,
@@ -282,7 +324,15 @@ impl ToolAudit {
             skeleton: skeleton.into(),
             slots,
             variability: variability.into(),
+            writes: Writes::Workspace,
         }
+    }
+
+    /// This audit saying the tool's calls write `writes` (a new audit says
+    /// [`Writes::Workspace`], the most a call may write).
+    pub fn with_writes(mut self, writes: Writes) -> Self {
+        self.writes = writes;
+        self
     }
 }
 

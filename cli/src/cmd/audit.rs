@@ -140,6 +140,7 @@ fn to_json(root: &str, tools: &[(&dyn Tool, ToolAudit)]) -> Value {
             "skeleton": audit.skeleton,
             "slots": audit.slots,
             "variability": audit.variability,
+            "writes": audit.writes.as_str(),
         })).collect::<Vec<_>>(),
     })
 }
@@ -171,6 +172,7 @@ fn to_text(root: &str, tools: &[(&dyn Tool, ToolAudit)]) -> String {
             text.push_str(&format!("  {label:<12} {slot}\n"));
         }
         text.push_str(&format!("  variability: {}\n", audit.variability));
+        text.push_str(&format!("  writes:      {}\n", audit.writes.describe()));
     }
     text
 }

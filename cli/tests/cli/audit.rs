@@ -30,6 +30,8 @@ fn json_audit_names_form_binaries_skeleton_slots_and_variability() {
     assert_eq!(search["skeleton"], "grep -rn {pattern} {path}");
     assert_eq!(search["slots"].as_array().unwrap().len(), 2);
     assert!(search["variability"].as_str().unwrap().len() > 10);
+    // The example's tools say they only read: their calls write nothing.
+    assert_eq!(search["writes"], "nothing");
     let grep = tools.iter().find(|t| t["name"] == "grep").unwrap();
     assert_eq!(grep["form"], "command");
     assert!(

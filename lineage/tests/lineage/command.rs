@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::{Workspace, build};
 use jig_lineage::{
     CommandSpec, CommandTool, DenyList, SlotSpec, SlotType, Template, Token, Tool, ToolForm,
-    ToolResult, builtin_tools,
+    ToolResult, Writes, builtin_tools,
 };
 
 #[test]
@@ -68,7 +68,7 @@ fn identity_and_audit() {
         let audit = tool.audit();
         assert_eq!(audit.binaries, [tool.template().program()]);
         report.push_str(&format!(
-            "{} ({}): {}\n  form: {}\n  binaries: {:?}\n  skeleton: {}\n  slots:\n{}  variability: {}\n",
+            "{} ({}): {}\n  form: {}\n  binaries: {:?}\n  skeleton: {}\n  slots:\n{}  variability: {}\n  writes: {}\n",
             tool.name(),
             if tool.read_only() { "read-only" } else { "writes" },
             tool.description(),
@@ -77,10 +77,19 @@ fn identity_and_audit() {
             audit.skeleton,
             audit.slots.iter().map(|s| format!("    {s}\n")).collect::<String>(),
             audit.variability,
+            audit.writes.describe(),
         ));
+        // A read-only tool's audit says it writes nothing.
+        assert_eq!(audit.writes, Writes::Nothing);
     }
     let fixed = build(CommandSpec::new("status", "Git status", "git status"));
     report.push_str(&format!("status: {}\n", fixed.audit().variability));
+    // A tool that does not say it only reads may write the workspace; one
+    // that says so writes nothing.
+    assert_eq!(fixed.audit().writes, Writes::Workspace);
+    let reading =
+        build(CommandSpec::new("status", "Git status", "git status").with_read_only(true));
+    assert_eq!(reading.audit().writes, Writes::Nothing);
     insta::assert_snapshot!("audit", report);
 }
 
