@@ -279,8 +279,9 @@ pub enum Writes {
     /// The workspace, its protected paths excepted
     /// ([`Access::WriteWorkspace`]).
     Workspace,
-    /// Decided for each call: the workspace when the program's option table
-    /// says the command writes, nothing otherwise (the exec tool).
+    /// Decided for each call (the exec tool): nothing when the program's
+    /// option table reads the command as one that only reads; otherwise the
+    /// workspace, also for a program without a table.
     PerCall,
 }
 
@@ -302,7 +303,7 @@ impl Writes {
             }
             Self::Workspace => "the workspace, its protected paths excepted",
             Self::PerCall => {
-                "decided per call: the workspace (protected paths excepted) when the program's option table says the command writes, nothing otherwise"
+                "decided per call: nothing when the program's option table reads the command as one that only reads; otherwise the workspace (protected paths excepted), also for a program without a table"
             }
         }
     }
