@@ -811,14 +811,30 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
         {
             fail(plan.report, Stage::MountTmp, errno());
         }
+        // `hidepid=4` (ptraceable, Linux 5.8): a process sees in this /proc
+        // only the processes it may inspect, whatever its groups. The
+        // program (in a Landlock domain) may not inspect this init, a clone
+        // of the integrator sharing its memory, so the integrator's command
+        // line and memory maps stay out of its sight; it still sees itself
+        // and its own children. This init sees all (it counts them). An
+        // older kernel refuses the option: its /proc hides nothing.
+        let proc_flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
         if ns.proc
             && libc::mount(
                 c"proc".as_ptr(),
                 c"/proc".as_ptr(),
                 c"proc".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-                std::ptr::null(),
+                proc_flags,
+                c"hidepid=4".as_ptr().cast(),
             ) != 0
+            && (errno() != libc::EINVAL
+                || libc::mount(
+                    c"proc".as_ptr(),
+                    c"/proc".as_ptr(),
+                    c"proc".as_ptr(),
+                    proc_flags,
+                    std::ptr::null(),
+                ) != 0)
         {
             fail(plan.report, Stage::MountProc, errno());
         }

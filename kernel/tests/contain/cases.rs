@@ -29,6 +29,10 @@ pub(crate) const ALL: &[Case] = &[
     ),
     ("read_the_integrators_environ", read_the_integrators_environ),
     (
+        "read_the_integrators_command_line",
+        read_the_integrators_command_line,
+    ),
+    (
         "connect_to_a_loopback_tcp_listener",
         connect_to_a_loopback_tcp_listener,
     ),
@@ -208,6 +212,32 @@ fn read_the_integrators_environ() {
         };
         launch.output().contains(&world.canary)
     });
+}
+
+fn read_the_integrators_command_line() {
+    let world = World::new();
+    // The call's init is a clone of this process, sharing its memory: its
+    // command line is this test binary's. The call reads its parent's and
+    // every /proc/N/cmdline it can see.
+    let exe = std::env::current_exe().unwrap();
+    let name = exe.file_name().unwrap().to_string_lossy().into_owned();
+    let script = "import os\n\
+                  seen = []\n\
+                  for pid in [str(os.getppid())] + os.listdir('/proc'):\n\
+                  \x20   try: seen.append(open(f'/proc/{pid}/cmdline', 'rb').read().decode('latin-1'))\n\
+                  \x20   except Exception: pass\n\
+                  print('\\n'.join(seen))";
+    twice("read the integrator's command line", |on| {
+        run_py(&world, on, Access::ReadOnly, script).contains(&name)
+    });
+    // The program still reads its own entries.
+    let own = run_py(
+        &world,
+        true,
+        Access::ReadOnly,
+        "print(open('/proc/self/status').read().splitlines()[0])",
+    );
+    assert!(own.contains("Name:"), "{own}");
 }
 
 /// Whether `ready` turns true within half a second.
