@@ -188,24 +188,32 @@ fn read_a_canary_outside_the_workspace() {
     assert!(!through_link.contains(&world.canary), "{through_link}");
 }
 
+/// A Python script that prints the `file` of its parent's `/proc` entry
+/// and of every entry `/proc` lists to it, skipping those it cannot read.
+fn every_proc_file(file: &str) -> String {
+    format!(
+        "import os\n\
+         seen = []\n\
+         for pid in [str(os.getppid())] + os.listdir('/proc'):\n\
+         \x20   try: seen.append(open(f'/proc/{{pid}}/{file}', 'rb').read().decode('latin-1'))\n\
+         \x20   except Exception: pass\n\
+         print('\\n'.join(seen))"
+    )
+}
+
 fn read_the_integrators_environ() {
     let world = World::new();
     let exe = std::env::current_exe().unwrap();
     // The call reads its parent's environment and every /proc/N/environ it
     // can see; the integrator holds the canary in its own environment.
-    let script = "import os\n\
-                  seen = []\n\
-                  for pid in [str(os.getppid())] + os.listdir('/proc'):\n\
-                  \x20   try: seen.append(open(f'/proc/{pid}/environ', 'rb').read().decode('latin-1'))\n\
-                  \x20   except Exception: pass\n\
-                  print('\\n'.join(seen))";
+    let script = every_proc_file("environ");
     twice("read the integrator's environ", |on| {
         let launch = Launch {
             workspace: world.workspace.path(),
             tmp_base: world.tmp_base.path(),
             contained: on,
             access: Access::ReadOnly,
-            argv: &["python3", "-c", script],
+            argv: &["python3", "-c", &script],
             env: &[("JIG_SECRET", &world.canary)],
             user: None,
             exe: exe.clone(),
@@ -221,14 +229,9 @@ fn read_the_integrators_command_line() {
     // every /proc/N/cmdline it can see.
     let exe = std::env::current_exe().unwrap();
     let name = exe.file_name().unwrap().to_string_lossy().into_owned();
-    let script = "import os\n\
-                  seen = []\n\
-                  for pid in [str(os.getppid())] + os.listdir('/proc'):\n\
-                  \x20   try: seen.append(open(f'/proc/{pid}/cmdline', 'rb').read().decode('latin-1'))\n\
-                  \x20   except Exception: pass\n\
-                  print('\\n'.join(seen))";
+    let script = every_proc_file("cmdline");
     twice("read the integrator's command line", |on| {
-        run_py(&world, on, Access::ReadOnly, script).contains(&name)
+        run_py(&world, on, Access::ReadOnly, &script).contains(&name)
     });
     // The program still reads its own entries.
     let own = run_py(
