@@ -74,6 +74,18 @@
 //! bench` reports the figure of each tier, one mechanism left out at a
 //! time with [`KernelBuilder::dangerous_without`]):
 //!
+//! - the init of the next call is made ahead, while a call runs (a *warm*
+//!   init): the clone into its namespaces, its identity maps, its private
+//!   mounts and `/proc` are done when the call comes, which sends it the
+//!   address of its plan and, over a socket (`SCM_RIGHTS`), its
+//!   descriptors; the warm init then mounts the call's tmpfs and goes on
+//!   as an init cloned for the call. It serves one call only; between
+//!   calls it holds nothing of the integrator (its descriptors closed, its
+//!   standard streams `/dev/null`), and it dies with the thread that made
+//!   it. A warm init that is not ready or does not fit the call is ended
+//!   and the init cloned as before; at most two wait at once. Its mounts
+//!   are those of the integrator when it was made: a file system mounted
+//!   later is seen from the call after next;
 //! - the init starts the program as `posix_spawn` does (`CLONE_VM |
 //!   CLONE_VFORK`, on a stack of its own until `execve`): no page of the
 //!   init is copied for it;

@@ -12,6 +12,7 @@ pub(crate) mod seccomp;
 pub(crate) mod spawn;
 mod start;
 mod tmp;
+mod warm;
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -296,7 +297,7 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>) {
                 rules::open_ahead();
             }
             if mechanisms.namespaces {
-                spawn::serve_as_init_thread();
+                spawn::serve_as_init_thread(mechanisms.private_proc);
             }
         });
 }

@@ -11,7 +11,9 @@
 //! still alive (`setsid` and double-fork escapes included), reports the
 //! program's status and exits; if the init itself is killed first, the
 //! operating system kills the rest before the init can be reaped. Without
-//! namespaces the clone is a plain fork of the program.
+//! namespaces the clone is a plain fork of the program. The part of an
+//! init's work that does not depend on its call is usually done ahead, by
+//! a warm init ([`super::warm`]).
 
 use std::ffi::CStr;
 use std::os::fd::RawFd;
@@ -104,6 +106,7 @@ impl Stage {
 }
 
 /// The namespace part of a child's plan.
+#[derive(Clone, Copy)]
 pub(crate) struct NsPlan<'a> {
     pub(crate) uid_map: &'a [u8],
     pub(crate) gid_map: &'a [u8],
@@ -128,6 +131,7 @@ pub(crate) struct NsPlan<'a> {
 }
 
 /// Everything the child needs, prepared by the parent.
+#[derive(Clone, Copy)]
 pub(crate) struct ChildPlan<'a> {
     pub(crate) program: &'a CStr,
     /// Null-terminated.
@@ -198,7 +202,7 @@ const INIT_STACK: usize = 256 * 1024;
 
 /// Memory mapped for an init's stack (a guard page below it), unmapped when
 /// dropped.
-struct InitStack {
+pub(super) struct InitStack {
     base: *mut libc::c_void,
     len: usize,
 }
@@ -306,7 +310,7 @@ pub(crate) fn clone_init_shared(plan: &ChildPlan<'_>) -> std::io::Result<libc::p
     let spawned = std::thread::Builder::new()
         .name("jig-init".to_owned())
         .stack_size(64 * 1024)
-        .spawn(move || init_thread(&stack, &requests, &itself));
+        .spawn(move || init_thread(stack, &requests, &itself, None));
     if spawned.is_err() || to_thread.send(request).is_err() {
         return clone_child(plan);
     }
@@ -315,10 +319,12 @@ pub(crate) fn clone_init_shared(plan: &ChildPlan<'_>) -> std::io::Result<libc::p
 
 /// Makes the calling thread an init thread for the calls to come (see
 /// [`clone_init_shared`]): the first call then finds one waiting instead of
-/// starting it. Returns at once where inits are cloned as copies, or when
-/// enough init threads wait already; otherwise serves for as long as the
-/// process lives, as every idle init thread does.
-pub(crate) fn serve_as_init_thread() {
+/// starting it, with a warm init ready (see [`super::warm`]) for calls
+/// with a private `/proc` or without one, as `proc` says. Returns at once
+/// where inits are cloned as copies, or when enough init threads wait
+/// already; otherwise serves for as long as the process lives, as every
+/// idle init thread does.
+pub(crate) fn serve_as_init_thread(proc: bool) {
     if !pidfd_supported() {
         return;
     }
@@ -333,7 +339,7 @@ pub(crate) fn serve_as_init_thread() {
         }
         idle.push(to_thread.clone());
     }
-    init_thread(&stack, &requests, &to_thread);
+    init_thread(stack, &requests, &to_thread, Some(proc));
 }
 
 /// At most this many init threads wait for a call.
@@ -369,56 +375,118 @@ fn receive_pid(
     }
 }
 
-/// An init thread: for each request, clones the init on `stack`, answers
-/// its pid, waits until it has exited, then offers itself for the next
-/// call (or ends, with enough idle threads already). Between requests no
-/// init of this thread is alive, so nothing overwrites its errno while it
-/// waits for the next one.
+/// An init thread: for each request, starts the call's init (handing the
+/// call to the warm init waiting when it fits, else cloning one), answers
+/// its pid, makes the next call's warm init (with a private `/proc` or
+/// without, as this call has, or as `warm` says before the first call)
+/// while this call runs, waits until this call's init has exited, then
+/// offers itself for the next call (or ends, with enough idle threads
+/// already).
+///
+/// It owns two stacks, `stack` and a spare: a call's init runs on one
+/// while the next call's warm init is made on the other, off the path of
+/// the call's answer. Each init runs on a stack no other init uses until
+/// it has exited; a warm init writes nothing this thread reads. Without a
+/// spare (it could not be mapped) no warm init is made.
 fn init_thread(
-    stack: &InitStack,
+    stack: InitStack,
     requests: &std::sync::mpsc::Receiver<InitRequest>,
     itself: &std::sync::mpsc::Sender<InitRequest>,
+    warm: Option<bool>,
 ) {
+    let spare = InitStack::new(INIT_STACK).ok();
+    // The next call's init runs on `current` (where its warm init waits);
+    // `other` is free while it runs.
+    let (mut current, mut other) = (&stack, spare.as_ref());
+    let start_warm = |stack: Option<&InitStack>, proc: Option<bool>| {
+        stack
+            .zip(proc)
+            .and_then(|(stack, proc)| super::warm::Warm::start(stack, proc))
+    };
+    let mut waiting = start_warm(other.map(|_| current), warm);
+    for request in requests {
+        #[expect(unsafe_code)]
+        // SAFETY: the requesting thread keeps its plan alive and unchanged
+        // until the program has called `execve`, long after this answer.
+        let plan = unsafe { &*(request.plan_address as *const ChildPlan<'_>) };
+        let next_proc = warm_fit(plan);
+        let handed = waiting.take().and_then(|warm| warm.hand_over(plan));
+        let started = match handed {
+            Some(running) => Ok(running),
+            None => clone_on(current, init_entry, request.plan_address),
+        };
+        let _ = request
+            .reply
+            .send(started.as_ref().map(|running| running.pid).map_err(|e| *e));
+        waiting = start_warm(other, next_proc);
+        if let Ok(running) = started {
+            wait_exited(running.pidfd);
+        }
+        if let Some(free) = other {
+            other = Some(current);
+            current = free;
+        }
+        let mut idle = idle_init_threads();
+        if idle.len() >= MAX_IDLE_INIT_THREADS {
+            drop(idle);
+            if let Some(warm) = waiting.take() {
+                warm.end();
+            }
+            return;
+        }
+        idle.push(itself.clone());
+    }
+}
+
+/// Whether a warm init can take a call of `plan`: only an init in
+/// namespaces, which waits for no go byte (no pids cgroup to enter) and is
+/// no probe; then whether it gets a private `/proc`, which the warm init
+/// mounts ahead.
+pub(super) fn warm_fit(plan: &ChildPlan<'_>) -> Option<bool> {
+    plan.namespaces
+        .filter(|_| plan.go < 0 && !plan.probe)
+        .map(|ns| ns.proc)
+}
+
+/// An init started on an init thread's stack: its pid and a pidfd that
+/// says when it has exited.
+pub(super) struct Running {
+    pub(super) pid: libc::pid_t,
+    pub(super) pidfd: c_int,
+}
+
+/// Clones an init sharing this process's memory, in fresh user, PID and
+/// mount namespaces, running `entry(arg)` on `stack`; opens its pidfd.
+/// The caller waits until it has exited before `stack` serves again.
+pub(super) fn clone_on(
+    stack: &InitStack,
+    entry: extern "C" fn(*mut libc::c_void) -> c_int,
+    arg: usize,
+) -> Result<Running, i32> {
     let flags = libc::CLONE_VM
         | libc::CLONE_NEWUSER
         | libc::CLONE_NEWPID
         | libc::CLONE_NEWNS
         | libc::SIGCHLD;
-    for request in requests {
-        #[expect(unsafe_code)]
-        // SAFETY: the init shares this process's memory and runs only
-        // `init_entry` on its own stack (`stack`, used by no other init:
-        // this thread waits below until the init has exited). It reads the
-        // plan, which the spawning thread keeps alive until the program has
-        // called `execve` (it waits on the report pipe); after that the init
-        // uses only copies on its own stack. It makes raw, async-signal-safe
-        // system calls only, never allocates or takes a lock; what it shares
-        // with this thread (errno) this thread does not read until the init
-        // has exited.
-        let cloned = unsafe {
-            let pid = libc::clone(
-                init_entry,
-                stack.top(),
-                flags,
-                request.plan_address as *mut libc::c_void,
-            );
-            if pid < 0 {
-                Err(errno())
-            } else {
-                // Opened before the spawning thread learns the pid, so the
-                // init cannot have been reaped (and its pid reused) yet.
-                Ok((pid, libc::syscall(libc::SYS_pidfd_open, pid, 0) as c_int))
-            }
-        };
-        let _ = request.reply.send(cloned.map(|(pid, _)| pid));
-        if let Ok((_, pidfd)) = cloned {
-            wait_exited(pidfd);
+    #[expect(unsafe_code)]
+    // SAFETY: the init shares this process's memory and runs only `entry`
+    // on its own stack (`stack`, used by no other init: the caller waits
+    // until this one has exited). `entry` reads only what `arg` points to,
+    // which its owner keeps alive for as long as the init reads it (a
+    // call's plan until the program has called `execve`, after which the
+    // init uses only copies on its own stack; a warm init's setup until it
+    // says it is ready). It makes raw, async-signal-safe system calls only,
+    // never allocates or takes a lock; what it shares with this thread
+    // (errno) this thread does not read until the init has exited.
+    unsafe {
+        let pid = libc::clone(entry, stack.top(), flags, arg as *mut libc::c_void);
+        if pid < 0 {
+            return Err(errno());
         }
-        let mut idle = idle_init_threads();
-        if idle.len() >= MAX_IDLE_INIT_THREADS {
-            return;
-        }
-        idle.push(itself.clone());
+        // Opened before anyone learns the pid, so the init cannot have
+        // been reaped (and its pid reused) yet.
+        let pidfd = libc::syscall(libc::SYS_pidfd_open, pid, 0) as c_int;
+        Ok(Running { pid, pidfd })
     }
 }
 
@@ -426,7 +494,7 @@ fn init_thread(
 /// then closes the descriptor. Raw `ppoll` through `syscall`: no cancellation
 /// point, and errno (which the init may overwrite) is never read.
 #[expect(unsafe_code)]
-fn wait_exited(pidfd: c_int) {
+pub(super) fn wait_exited(pidfd: c_int) {
     if pidfd < 0 {
         // Cannot happen once pidfd_open worked for this process; without
         // a way to learn when the init is gone, its stack is left mapped
@@ -652,14 +720,14 @@ struct CapData {
 }
 
 #[expect(unsafe_code)]
-fn errno() -> i32 {
+pub(super) fn errno() -> i32 {
     // SAFETY: reading the calling thread's errno.
     unsafe { *libc::__errno_location() }
 }
 
 /// Writes a stage and errno to the report pipe and exits.
 #[expect(unsafe_code)]
-fn fail(report: RawFd, stage: Stage, errno: i32) -> ! {
+pub(super) fn fail(report: RawFd, stage: Stage, errno: i32) -> ! {
     let mut record = [0u8; 8];
     record[..4].copy_from_slice(&(stage as u32).to_ne_bytes());
     record[4..].copy_from_slice(&errno.to_ne_bytes());
@@ -691,7 +759,7 @@ fn write_file(path: &CStr, data: &[u8]) -> Result<(), i32> {
 
 /// Closes every descriptor from 3 up except those in `keep`.
 #[expect(unsafe_code)]
-fn close_others(keep: &mut [RawFd]) {
+pub(super) fn close_others(keep: &mut [RawFd]) {
     keep.sort_unstable();
     let mut next: libc::c_uint = 3;
     let close_range = |from: libc::c_uint, to: libc::c_uint| {
@@ -724,7 +792,7 @@ fn close_others(keep: &mut [RawFd]) {
 
 /// Whether the parent is gone: the report pipe has no reader any more.
 #[expect(unsafe_code)]
-fn parent_gone(report: RawFd) -> bool {
+pub(super) fn parent_gone(report: RawFd) -> bool {
     let mut poll = libc::pollfd {
         fd: report,
         events: libc::POLLOUT,
@@ -776,40 +844,39 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
     let Some(ns) = &plan.namespaces else {
         program_main(plan)
     };
+    if let Err((stage, error)) = enter_namespaces(ns.uid_map, ns.gid_map, ns.proc) {
+        fail(plan.report, stage, error);
+    }
+    run_call(plan)
+}
+
+/// The init's own setup in its fresh namespaces: its name, the identity
+/// maps, every mount private, and the private `/proc` when `proc`. Nothing
+/// of it depends on the call, so a warm init ([`super::warm`]) does it
+/// before its call comes.
+#[expect(unsafe_code)]
+pub(super) fn enter_namespaces(
+    uid_map: &[u8],
+    gid_map: &[u8],
+    proc: bool,
+) -> Result<(), (Stage, i32)> {
     // SAFETY: raw prctl naming this process for observers (`ps` shows the
     // call's init as `jig-call`).
     unsafe { libc::prctl(libc::PR_SET_NAME, c"jig-call".as_ptr(), 0, 0, 0) };
-    if let Err(e) = write_file(c"/proc/self/setgroups", b"deny") {
-        fail(plan.report, Stage::Setgroups, e);
-    }
-    if let Err(e) = write_file(c"/proc/self/uid_map", ns.uid_map) {
-        fail(plan.report, Stage::UidMap, e);
-    }
-    if let Err(e) = write_file(c"/proc/self/gid_map", ns.gid_map) {
-        fail(plan.report, Stage::GidMap, e);
-    }
-    // SAFETY: mount calls on NUL-terminated strings the parent prepared.
+    write_file(c"/proc/self/setgroups", b"deny").map_err(|e| (Stage::Setgroups, e))?;
+    write_file(c"/proc/self/uid_map", uid_map).map_err(|e| (Stage::UidMap, e))?;
+    write_file(c"/proc/self/gid_map", gid_map).map_err(|e| (Stage::GidMap, e))?;
+    // SAFETY: mount calls on NUL-terminated static strings.
     unsafe {
-        let none = c"none".as_ptr();
         if libc::mount(
-            none,
+            c"none".as_ptr(),
             c"/".as_ptr(),
             std::ptr::null(),
             libc::MS_REC | libc::MS_PRIVATE,
             std::ptr::null(),
         ) != 0
         {
-            fail(plan.report, Stage::MountPrivate, errno());
-        }
-        if libc::mount(
-            c"tmpfs".as_ptr(),
-            ns.tmp.as_ptr(),
-            c"tmpfs".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV,
-            ns.tmpfs_options.as_ptr().cast(),
-        ) != 0
-        {
-            fail(plan.report, Stage::MountTmp, errno());
+            return Err((Stage::MountPrivate, errno()));
         }
         // `hidepid=4` (ptraceable, Linux 5.8): a process sees in this /proc
         // only the processes it may inspect, whatever its groups. The
@@ -819,7 +886,7 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
         // and its own children. This init sees all (it counts them). An
         // older kernel refuses the option: its /proc hides nothing.
         let proc_flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
-        if ns.proc
+        if proc
             && libc::mount(
                 c"proc".as_ptr(),
                 c"/proc".as_ptr(),
@@ -836,8 +903,33 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
                     std::ptr::null(),
                 ) != 0)
         {
-            fail(plan.report, Stage::MountProc, errno());
+            return Err((Stage::MountProc, errno()));
         }
+    }
+    Ok(())
+}
+
+/// The rest of a call's init, in namespaces already entered
+/// ([`enter_namespaces`]): the call's tmpfs, its protected paths and
+/// masked files, the late Landlock rules, then the program, its wait and
+/// the end of the call. A probe exits once the mounts are made.
+#[expect(unsafe_code)]
+pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
+    let Some(ns) = &plan.namespaces else {
+        program_main(plan)
+    };
+    // SAFETY: a mount call on NUL-terminated strings the parent prepared.
+    let mounted = unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            ns.tmp.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            ns.tmpfs_options.as_ptr().cast(),
+        ) == 0
+    };
+    if !mounted {
+        fail(plan.report, Stage::MountTmp, errno());
     }
     for (path, flags) in ns.read_only {
         // SAFETY: mount calls on NUL-terminated strings the parent prepared.

@@ -93,6 +93,10 @@ pub(crate) const ALL: &[Case] = &[
         protected_paths_and_secret_files,
     ),
     ("a_path_protected_for_one_run", a_path_protected_for_one_run),
+    (
+        "a_waiting_init_holds_nothing_and_ends_with_the_integrator",
+        a_waiting_init_holds_nothing_and_ends_with_the_integrator,
+    ),
 ];
 
 fn py(script: &str) -> Vec<String> {
@@ -1003,4 +1007,61 @@ fn a_path_protected_for_one_run() {
     );
     assert!(write_hook(options()), "the protection outlived its run");
     let _ = std::fs::remove_file(&hook);
+}
+
+/// The next call's init, made while a call runs (a warm init), holds no
+/// descriptor of the integrator (an inheritable canary file among them)
+/// and none of its standard streams, only `/dev/null` and its socket; it
+/// is gone soon after the integrator exits.
+fn a_waiting_init_holds_nothing_and_ends_with_the_integrator() {
+    let world = World::new();
+    let held = world.out("held-open");
+    let held_text = held.display().to_string();
+    let launch = Launch {
+        workspace: world.workspace.path(),
+        tmp_base: world.tmp_base.path(),
+        contained: true,
+        access: Access::ReadOnly,
+        argv: &["true"],
+        env: &[
+            (crate::integrator::SHOW_WAITING, "1"),
+            (crate::integrator::CANARY_FILE, &held_text),
+        ],
+        user: None,
+        exe: std::env::current_exe().unwrap(),
+    };
+    let text = launch.output();
+    assert!(
+        held.exists(),
+        "the integrator did not hold the canary: {text}"
+    );
+    let waiting: Vec<(i32, u64)> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("waiting "))
+        .map(|line| {
+            let fields: Vec<&str> = line.split(' ').collect();
+            let descriptors = &fields[2..];
+            let null = descriptors.iter().filter(|d| **d == "/dev/null").count();
+            let sockets = descriptors
+                .iter()
+                .filter(|d| d.starts_with("socket:"))
+                .count();
+            assert!(
+                null == 3 && sockets == 1 && descriptors.len() == 4,
+                "a waiting init holds more than /dev/null and its socket: {line}"
+            );
+            (fields[0].parse().unwrap(), fields[1].parse().unwrap())
+        })
+        .collect();
+    assert!(!waiting.is_empty(), "no waiting init was found: {text}");
+    let start = Instant::now();
+    for (pid, started) in waiting {
+        while support::start_time(pid) == Some(started) {
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "the waiting init {pid} outlived its integrator"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
 }

@@ -23,6 +23,15 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         Access::ReadOnly
     };
     let limits = support::limits();
+    // A descriptor without close-on-exec, as a foreign library might leave
+    // it: no process of a call may hold it.
+    let canary = std::env::var_os(CANARY_FILE).and_then(|path| std::fs::File::create(path).ok());
+    if let Some(file) = &canary {
+        let _ = nix::fcntl::fcntl(
+            file,
+            nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::empty()),
+        );
+    }
     if contained {
         // As `jig call` does: the probe runs on its own thread while the
         // kernel is prepared; the build waits for it. The cases that read
@@ -36,6 +45,18 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     match kernel.run_with(argv, &RunOptions::new(limits).with_access(access)) {
         Ok(outcome) => {
             let _ = writeln!(stdout, "{}", outcome.render());
+            if std::env::var_os(SHOW_WAITING).is_some() {
+                // The next call's init, made while this one ran.
+                for init in support::waiting_inits(std::time::Duration::from_secs(5)) {
+                    let _ = writeln!(
+                        stdout,
+                        "waiting {} {} {}",
+                        init.pid,
+                        init.start,
+                        init.descriptors.join(" ")
+                    );
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -44,6 +65,14 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         }
     }
 }
+
+/// Set in an integrator's environment: after its call it lists the waiting
+/// inits it has (`waiting PID START DESCRIPTOR...`).
+pub(crate) const SHOW_WAITING: &str = "JIG_TEST_SHOW_WAITING";
+
+/// Set in an integrator's environment: a file it creates and keeps open,
+/// inheritable, for its whole life.
+pub(crate) const CANARY_FILE: &str = "JIG_TEST_CANARY_FILE";
 
 /// How to start an integrator process.
 pub(crate) struct Launch<'a> {

@@ -172,3 +172,69 @@ pub(crate) fn twice(name: &str, mut effect: impl FnMut(bool) -> bool) {
         "{name}: with containment on the effect happened"
     );
 }
+
+/// A call's init waiting for its call (a warm init), seen from its parent.
+pub(crate) struct WaitingInit {
+    pub(crate) pid: i32,
+    /// Its start time in clock ticks (`/proc/PID/stat`, field 22): a pid
+    /// reused by another process has another.
+    pub(crate) start: u64,
+    /// Where each of its descriptors leads, sorted.
+    pub(crate) descriptors: Vec<String>,
+}
+
+/// The start time of `pid`, if it is alive (zombies excluded).
+pub(crate) fn start_time(pid: i32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    // Fields after the name: state is field 3, start time field 22.
+    if fields.first().is_some_and(|state| state.starts_with('Z')) {
+        return None;
+    }
+    fields.get(19)?.parse().ok()
+}
+
+/// This process's children named `jig-call` that hold a socket: the
+/// waiting inits (a running call's init holds the call's pipes instead).
+/// Waits up to `limit` for at least one.
+pub(crate) fn waiting_inits(limit: Duration) -> Vec<WaitingInit> {
+    let start = Instant::now();
+    loop {
+        let mut found = Vec::new();
+        let tasks = std::fs::read_dir("/proc/self/task").into_iter().flatten();
+        for task in tasks.flatten() {
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            for pid in children
+                .split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok())
+            {
+                let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+                if comm.trim() != "jig-call" {
+                    continue;
+                }
+                let mut descriptors: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+                    .map(|target| target.display().to_string())
+                    .collect();
+                descriptors.sort();
+                if descriptors.iter().any(|d| d.starts_with("socket:"))
+                    && let Some(start) = start_time(pid)
+                {
+                    found.push(WaitingInit {
+                        pid,
+                        start,
+                        descriptors,
+                    });
+                }
+            }
+        }
+        if !found.is_empty() || start.elapsed() >= limit {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}

@@ -226,6 +226,32 @@ fn no_descriptor_beyond_the_standard_three_reaches_the_child() {
 }
 
 #[test]
+fn a_contained_program_gets_the_standard_three_descriptors_only_call_after_call() {
+    // As above, contained: the first call's init is cloned for it, the
+    // next ones are made ahead (warm) and get the call's descriptors sent.
+    let dir = tempfile::tempdir().unwrap();
+    let file = std::fs::File::create(dir.path().join("held-open")).unwrap();
+    let flags = nix::fcntl::FdFlag::empty();
+    nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFD(flags)).unwrap();
+    let kernel = Kernel::builder(dir.path()).build().unwrap();
+    for _ in 0..4 {
+        // `ls` lists its own descriptors: the three, and the one it reads
+        // the folder through.
+        let outcome = kernel.run(&["ls", "-l", "/proc/self/fd/"]).unwrap();
+        let text = outcome.output.text();
+        let targets: Vec<&str> = text
+            .lines()
+            .filter_map(|line| line.split_once(" -> ").map(|(_, target)| target))
+            .collect();
+        assert_eq!(targets.len(), 4, "{text}");
+        assert_eq!(targets[0], "/dev/null", "{text}");
+        assert!(targets[1].starts_with("pipe:"), "{text}");
+        assert_eq!(targets[1], targets[2], "{text}");
+        assert!(!text.contains("held-open"), "{text}");
+    }
+}
+
+#[test]
 fn stdin_is_at_end_of_file() {
     let ws = Workspace::new();
     let outcome = ws.kernel.run(&["cat"]).unwrap();
