@@ -76,7 +76,10 @@
 //!
 //! - the init of the next call is made ahead, while a call runs (a *warm*
 //!   init): the clone into its namespaces, its identity maps, its private
-//!   mounts and `/proc` are done when the call comes, which sends it the
+//!   mounts and `/proc`, and what its program would otherwise do first
+//!   (every signal back to its default action, the bounding set emptied,
+//!   both inherited by the program) are done when the call comes, which
+//!   sends it the
 //!   address of its plan and, over a socket (`SCM_RIGHTS`), its
 //!   descriptors; the warm init then mounts the call's tmpfs and goes on
 //!   as an init cloned for the call. It serves one call only; between

@@ -163,6 +163,11 @@ pub(crate) struct ChildPlan<'a> {
     /// Probe only: set up the namespaces, then exit 0 without running
     /// anything.
     pub(crate) probe: bool,
+    /// Set by a warm init on its copy of the plan: it has given every
+    /// signal its default action (its own SIGTERM handler excepted) and
+    /// emptied its bounding set before the call came, so the program,
+    /// which inherits both, need not.
+    pub(crate) prepared: bool,
 }
 
 /// The size of the program's stack from its start to `execve`; the
@@ -615,6 +620,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
         }),
         program_stack: std::ptr::null_mut(),
         probe: true,
+        prepared: false,
     };
     let pid = clone_probe(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
     drop(report_w);
@@ -1303,6 +1309,24 @@ fn add_late_rule(report: RawFd, ruleset: RawFd, path: &CStr, rights: u64) {
     }
 }
 
+/// Drops every capability from this process's bounding set (it needs
+/// `CAP_SETPCAP`, which an init has in its own user namespace and the
+/// program until it drops its capabilities); effective and permitted
+/// capabilities stay as they are.
+#[expect(unsafe_code)]
+pub(super) fn empty_bounding_set() {
+    for cap in 0..64 {
+        // SAFETY: a raw prctl on this process's own bounding set.
+        // Capabilities are numbered without gaps: the first invalid one
+        // ends the list (cheaper than 64 calls).
+        if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) } != 0
+            && errno() == libc::EINVAL
+        {
+            break;
+        }
+    }
+}
+
 /// The program's entry when it shares the init's memory (see
 /// [`ChildPlan::program_stack`]).
 extern "C" fn program_entry(plan: *mut libc::c_void) -> c_int {
@@ -1321,7 +1345,12 @@ fn program_main(plan: &ChildPlan<'_>) -> ! {
     // SAFETY: raw calls on the child's own state and on descriptors and
     // strings the parent prepared; see `child_main`.
     unsafe {
-        reset_signals();
+        if plan.prepared {
+            // Only the handler the init set since (see `run_call`).
+            reset_signal(libc::SIGTERM);
+        } else {
+            reset_signals();
+        }
         let mut none: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut none);
         libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
@@ -1343,7 +1372,7 @@ fn program_main(plan: &ChildPlan<'_>) -> ! {
                 fail(report, Stage::Rlimit, errno());
             }
         }
-        drop_capabilities(report);
+        drop_capabilities(report, !plan.prepared);
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             fail(report, Stage::NoNewPrivs, errno());
         }
@@ -1381,8 +1410,21 @@ fn program_main(plan: &ChildPlan<'_>) -> ! {
 /// says (`SigIgn`, `SigCgt`): a handful of calls instead of one per signal.
 /// Where it cannot be read, every signal is reset. The raw system call
 /// reaches the signals the C library keeps for itself (32 and 33) too.
+pub(super) fn reset_signals() {
+    let handled = handled_signals().unwrap_or(u64::MAX);
+    for signal in 1..65 {
+        if signal == libc::SIGKILL || signal == libc::SIGSTOP {
+            continue;
+        }
+        if handled & (1u64 << (signal - 1)) != 0 {
+            reset_signal(signal);
+        }
+    }
+}
+
+/// Gives `signal` its default action, with the raw system call.
 #[expect(unsafe_code)]
-fn reset_signals() {
+fn reset_signal(signal: c_int) {
     /// The kernel's `struct sigaction` (x86-64 and aarch64 alike).
     #[repr(C)]
     struct KernelSigaction {
@@ -1397,24 +1439,16 @@ fn reset_signals() {
         restorer: 0,
         mask: 0,
     };
-    let handled = handled_signals().unwrap_or(u64::MAX);
-    for signal in 1..65 {
-        if signal == libc::SIGKILL || signal == libc::SIGSTOP {
-            continue;
-        }
-        if handled & (1u64 << (signal - 1)) != 0 {
-            // SAFETY: a raw change of this process's own disposition; the
-            // kernel reads the local action (8 bytes of signal mask).
-            unsafe {
-                libc::syscall(
-                    libc::SYS_rt_sigaction,
-                    signal,
-                    &default as *const KernelSigaction,
-                    std::ptr::null_mut::<KernelSigaction>(),
-                    8usize,
-                );
-            }
-        }
+    // SAFETY: a raw change of this process's own disposition; the kernel
+    // reads the local action (8 bytes of signal mask).
+    unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigaction,
+            signal,
+            &default as *const KernelSigaction,
+            std::ptr::null_mut::<KernelSigaction>(),
+            8usize,
+        );
     }
 }
 
@@ -1479,16 +1513,12 @@ fn status_mask(status: &[u8], field: &[u8]) -> Option<u64> {
 /// sets. Steps a process without privileges may not take are skipped; the
 /// end state is checked.
 #[expect(unsafe_code)]
-fn drop_capabilities(report: RawFd) {
+fn drop_capabilities(report: RawFd, bounding: bool) {
     // SAFETY: raw prctl and capset/capget on local structures.
     unsafe {
         libc::prctl(libc::PR_SET_SECUREBITS, SECUREBITS_NO_ROOT, 0, 0, 0);
-        for cap in 0..64 {
-            // Capabilities are numbered without gaps: the first invalid one
-            // ends the list (cheaper than 64 calls).
-            if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno() == libc::EINVAL {
-                break;
-            }
+        if bounding {
+            empty_bounding_set();
         }
         libc::prctl(
             libc::PR_CAP_AMBIENT,

@@ -260,6 +260,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             std::ptr::null_mut()
         },
         probe: false,
+        prepared: false,
     };
     let pid = spawn::clone_init_shared(&child).map_err(|source| KernelError::Spawn {
         path: request.program.to_path_buf(),

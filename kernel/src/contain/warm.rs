@@ -283,6 +283,12 @@ fn warm_main(setup: &Setup) -> ! {
         {
             libc::_exit(127);
         }
+        // What the program would do first, done before the call comes:
+        // the integrator's signal handlers go (the program inherits the
+        // defaults), and so does the bounding set (the program inherits it
+        // empty). Neither changes what this init may do.
+        spawn::reset_signals();
+        spawn::empty_bounding_set();
         // From here on `setup` is not read: its owner may free it.
         if libc::write(socket, (&READY as *const u8).cast(), 1) != 1 {
             libc::_exit(127);
@@ -367,6 +373,7 @@ fn receive_call(socket: RawFd) -> Option<ChildPlan<'static>> {
             plan.landlock,
         ] = numbered;
         plan.go = -1;
+        plan.prepared = true;
         Some(plan)
     }
 }

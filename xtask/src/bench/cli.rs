@@ -140,9 +140,6 @@ fn millis(d: Duration) -> f64 {
 
 /// Builds the release binary and returns its path.
 fn build_jig() -> Result<PathBuf, String> {
-    if let Some(binary) = std::env::var_os("JIG_BENCH_BINARY") {
-        return Ok(PathBuf::from(binary));
-    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .ok_or("xtask has no parent folder")?;

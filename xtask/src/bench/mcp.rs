@@ -11,6 +11,9 @@
 //! memory after a soak of [`SOAK_CALLS`] mixed calls (a word, a long output
 //! cut to the budget, a refused value) at that concurrency.
 //!
+//! The release binary is built first, unless `JIG_BENCH_BINARY` names
+//! another one (to measure an older build in the same conditions).
+//!
 //! Needs the workspace's `.venv` (created by `.ci/run`, with the `mcp`
 //! package) for the client, and PyPI for `mcp-shell-server`, which is
 //! installed into a temporary virtual environment for the run.
@@ -279,6 +282,9 @@ fn workspace_root() -> Result<PathBuf, String> {
 
 /// Builds the release binary and returns its path.
 pub(crate) fn build_jig(root: &Path) -> Result<PathBuf, String> {
+    if let Some(binary) = std::env::var_os("JIG_BENCH_BINARY") {
+        return Ok(PathBuf::from(binary));
+    }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
         .current_dir(root)
