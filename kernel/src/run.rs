@@ -436,8 +436,13 @@ impl Watch {
                 exited_at = Some(now);
                 // Background jobs left in the group end with the call. The
                 // group still exists (its leader is an unreaped zombie), so
-                // its id cannot have been reused.
-                signal_group(pid, Signal::SIGKILL);
+                // its id cannot have been reused. A contained call's init
+                // has ended every process of the call before it reports (or,
+                // killed first, the operating system ends them all): there
+                // is nothing left to signal, only the init about to exit.
+                if !matches!(exit, Exit::Status(_)) {
+                    signal_group(pid, Signal::SIGKILL);
+                }
             }
             if let Some(exited) = exited_at {
                 if !pipe_open {
