@@ -96,11 +96,22 @@ impl Warm {
         // The warm init has its own copy of its end; this one would keep
         // it from seeing this end close.
         drop(theirs);
-        Some(Warm {
+        let warm = Warm {
             running,
             setup,
             socket: ours,
-        })
+        };
+        if warm.running.pidfd < 0 {
+            // Without a pidfd its call's end could not be waited for (the
+            // call's thread reaps it): no warm init then.
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(warm.running.pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+            warm.end();
+            return None;
+        }
+        Some(warm)
     }
 
     /// Waits for the warm init's ready byte; false when it exited instead.
@@ -158,7 +169,8 @@ impl Warm {
     }
 
     /// Ends the warm init (closing this end of its socket is its signal to
-    /// exit), waits until it has exited and reaps it.
+    /// exit) and reaps it: once reaped (or reaped by someone else: gone
+    /// all the same), it runs on its stack no more.
     pub(super) fn end(self) {
         let Warm {
             running,
@@ -166,9 +178,13 @@ impl Warm {
             socket,
         } = self;
         drop(socket);
-        spawn::wait_exited(running.pidfd);
+        let pid = nix::unistd::Pid::from_raw(running.pid);
+        while nix::sys::wait::waitpid(pid, None) == Err(nix::errno::Errno::EINTR) {}
+        if running.pidfd >= 0 {
+            // A descriptor this thread opened and owns alone.
+            let _ = nix::unistd::close(running.pidfd);
+        }
         drop(setup);
-        let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(running.pid), None);
         WAITING.fetch_sub(1, Ordering::AcqRel);
     }
 }
