@@ -97,6 +97,10 @@ pub(crate) const ALL: &[Case] = &[
         "a_waiting_init_holds_nothing_and_ends_with_the_integrator",
         a_waiting_init_holds_nothing_and_ends_with_the_integrator,
     ),
+    (
+        "a_call_whose_waiting_init_was_killed_still_runs",
+        a_call_whose_waiting_init_was_killed_still_runs,
+    ),
 ];
 
 fn py(script: &str) -> Vec<String> {
@@ -1064,4 +1068,41 @@ fn a_waiting_init_holds_nothing_and_ends_with_the_integrator() {
             std::thread::sleep(Duration::from_millis(10));
         }
     }
+}
+
+/// A waiting init killed from outside (or dead for any reason) is not
+/// handed the next call: that call's init is cloned for it, and it runs,
+/// contained as ever.
+fn a_call_whose_waiting_init_was_killed_still_runs() {
+    let world = World::new();
+    let first = world.run(true, Access::ReadOnly, &["echo", "first"]);
+    assert!(first.render().contains("first"), "{}", first.render());
+    let waiting = support::waiting_inits(Duration::from_secs(5));
+    assert!(!waiting.is_empty(), "no waiting init after a call");
+    for init in &waiting {
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(init.pid),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    for init in &waiting {
+        let start = Instant::now();
+        while support::start_time(init.pid) == Some(init.start) {
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "SIGKILL did not end {}",
+                init.pid
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    let canary = world.canary.clone();
+    let next = world.run(
+        true,
+        Access::ReadOnly,
+        &["cat", &world.out("canary.txt").display().to_string()],
+    );
+    assert!(!next.render().contains(&canary), "{}", next.render());
+    let ok = world.run(true, Access::ReadOnly, &["echo", "second"]);
+    assert!(ok.render().contains("second"), "{}", ok.render());
 }
