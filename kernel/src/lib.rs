@@ -82,7 +82,8 @@
 //!   sends it the
 //!   address of its plan and, over a socket (`SCM_RIGHTS`), its
 //!   descriptors; the warm init then mounts the call's tmpfs and goes on
-//!   as an init cloned for the call. It serves one call only; between
+//!   as an init cloned for the call (`ps` shows it as `jig-waiting` until
+//!   then, `jig-call` after). It serves one call only; between
 //!   calls it holds nothing of the integrator (its descriptors closed, its
 //!   standard streams `/dev/null`), and it dies with the thread that made
 //!   it. A warm init that is not ready or does not fit the call is ended

@@ -21,6 +21,9 @@
 //! with the thread that cloned it (`PR_SET_PDEATHSIG`) and ended when that
 //! thread closes its socket.
 //!
+//! A warm init is named `jig-waiting` until its call comes, then
+//! `jig-call`, as every call's init.
+//!
 //! A warm init's mounts are a copy of the integrator's as they were when it
 //! was made: a file system mounted afterwards (in the integrator's
 //! namespace) is not seen by the next call, as it is not by a running one.
@@ -305,6 +308,8 @@ fn warm_main(setup: &Setup) -> ! {
         // empty). Neither changes what this init may do.
         spawn::reset_signals();
         spawn::empty_bounding_set();
+        // Named for observers (`ps`): waiting, not yet any call's init.
+        libc::prctl(libc::PR_SET_NAME, c"jig-waiting".as_ptr(), 0, 0, 0);
         // From here on `setup` is not read: its owner may free it.
         if libc::write(socket, (&READY as *const u8).cast(), 1) != 1 {
             libc::_exit(127);
@@ -314,6 +319,7 @@ fn warm_main(setup: &Setup) -> ! {
             libc::_exit(0)
         };
         libc::close(socket);
+        libc::prctl(libc::PR_SET_NAME, c"jig-call".as_ptr(), 0, 0, 0);
         if spawn::parent_gone(call.report) {
             spawn::fail(call.report, spawn::Stage::ParentGone, 0);
         }

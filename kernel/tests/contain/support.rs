@@ -194,8 +194,7 @@ pub(crate) fn start_time(pid: i32) -> Option<u64> {
     fields.get(19)?.parse().ok()
 }
 
-/// This process's children named `jig-call` that hold a socket: the
-/// waiting inits (a running call's init holds the call's pipes instead).
+/// This process's children named `jig-waiting`: the waiting inits.
 /// Waits up to `limit` for at least one.
 pub(crate) fn waiting_inits(limit: Duration) -> Vec<WaitingInit> {
     let start = Instant::now();
@@ -210,7 +209,7 @@ pub(crate) fn waiting_inits(limit: Duration) -> Vec<WaitingInit> {
                 .filter_map(|p| p.parse::<i32>().ok())
             {
                 let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-                if comm.trim() != "jig-call" {
+                if comm.trim() != "jig-waiting" {
                     continue;
                 }
                 let mut descriptors: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
