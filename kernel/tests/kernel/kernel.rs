@@ -199,14 +199,19 @@ fn a_lang_named_by_the_integrator_replaces_the_default_character_type() {
     assert!(!text.contains("LC_CTYPE"), "{text}");
 }
 
-#[test]
-fn no_descriptor_beyond_the_standard_three_reaches_the_child() {
-    // A descriptor the parent holds without close-on-exec, as a foreign
-    // library or the parent's parent might leave it.
-    let dir = tempfile::tempdir().unwrap();
-    let file = std::fs::File::create(dir.path().join("held-open")).unwrap();
+/// A file in `dir` this process holds open without close-on-exec, as a
+/// foreign library or the parent's parent might leave one.
+fn inheritable_file(dir: &std::path::Path) -> std::fs::File {
+    let file = std::fs::File::create(dir.join("held-open")).unwrap();
     let flags = nix::fcntl::FdFlag::empty();
     nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFD(flags)).unwrap();
+    file
+}
+
+#[test]
+fn no_descriptor_beyond_the_standard_three_reaches_the_child() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = inheritable_file(dir.path());
     let inheritable = file.as_raw_fd();
     let kernel = Kernel::builder(dir.path())
         .dangerous_no_containment()
@@ -230,9 +235,7 @@ fn a_contained_program_gets_the_standard_three_descriptors_only_call_after_call(
     // As above, contained: the first call's init is cloned for it, the
     // next ones are made ahead (warm) and get the call's descriptors sent.
     let dir = tempfile::tempdir().unwrap();
-    let file = std::fs::File::create(dir.path().join("held-open")).unwrap();
-    let flags = nix::fcntl::FdFlag::empty();
-    nix::fcntl::fcntl(&file, nix::fcntl::FcntlArg::F_SETFD(flags)).unwrap();
+    let _file = inheritable_file(dir.path());
     let kernel = Kernel::builder(dir.path()).build().unwrap();
     for _ in 0..4 {
         // `ls` lists its own descriptors: the three, and the one it reads
