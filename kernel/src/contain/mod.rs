@@ -399,8 +399,7 @@ impl Plan {
             tmp_limit: mechanisms.namespaces.then_some(limits.max_tmp),
             protected_paths: false,
         };
-        let uid = nix::unistd::geteuid().as_raw();
-        let gid = nix::unistd::getegid().as_raw();
+        let (uid_map, gid_map) = identity_maps();
         Arc::new(Plan {
             confinement,
             system,
@@ -410,8 +409,8 @@ impl Plan {
             watch_processes: mechanisms.namespaces
                 && mechanisms.private_proc
                 && nix::unistd::geteuid().is_root(),
-            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
-            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            uid_map,
+            gid_map,
             // Where it cannot be made now, each call makes its own folder
             // (and says why that failed, if it does).
             mount_point: if mechanisms.namespaces {
@@ -429,6 +428,17 @@ impl Plan {
             Access::WriteWorkspace => self.seccomp_write.as_deref(),
         }
     }
+}
+
+/// The identity maps of a call's user namespace, `"uid uid 1\n"` and the
+/// same for the group: this process's effective ids, mapped to themselves.
+pub(crate) fn identity_maps() -> (Vec<u8>, Vec<u8>) {
+    let uid = nix::unistd::geteuid().as_raw();
+    let gid = nix::unistd::getegid().as_raw();
+    (
+        format!("{uid} {uid} 1\n").into_bytes(),
+        format!("{gid} {gid} 1\n").into_bytes(),
+    )
 }
 
 /// `path` as a C string (paths never hold NUL).

@@ -588,10 +588,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
     let (report_r, report_w) =
         nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).map_err(|e| failed(e as i32))?;
     let argv = [std::ptr::null()];
-    let uid = nix::unistd::geteuid().as_raw();
-    let gid = nix::unistd::getegid().as_raw();
-    let uid_map = format!("{uid} {uid} 1\n");
-    let gid_map = format!("{gid} {gid} 1\n");
+    let (uid_map, gid_map) = super::identity_maps();
     use std::os::fd::AsRawFd;
     let plan = ChildPlan {
         program: c"/",
@@ -607,8 +604,8 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
         seccomp: None,
         rlimits: &[],
         namespaces: Some(NsPlan {
-            uid_map: uid_map.as_bytes(),
-            gid_map: gid_map.as_bytes(),
+            uid_map: &uid_map,
+            gid_map: &gid_map,
             tmp: &tmp_c,
             tmpfs_options: c"size=65536,mode=0700",
             proc,

@@ -86,11 +86,10 @@ impl Warm {
 
     fn clone_on(stack: &InitStack, proc: bool) -> Option<Warm> {
         let (ours, theirs) = socket_pair()?;
-        let uid = nix::unistd::geteuid().as_raw();
-        let gid = nix::unistd::getegid().as_raw();
+        let (uid_map, gid_map) = super::identity_maps();
         let setup = Box::new(Setup {
-            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
-            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            uid_map,
+            gid_map,
             proc,
             socket: theirs.as_raw_fd(),
         });
