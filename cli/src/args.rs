@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
+use jig_kernel::Expect;
 
 use crate::cmd;
 
@@ -86,18 +87,67 @@ impl Command {
         }
     }
 
-    /// Whether the subcommand always builds a kernel (and so probes what
-    /// the system offers for containment).
-    pub(crate) fn builds_kernel(&self) -> bool {
-        matches!(
-            self,
-            Command::Tools(_)
-                | Command::Call(_)
-                | Command::Audit(_)
-                | Command::Mcp(_)
-                | Command::Agent(_)
-        )
+    /// The subcommand's name on the command line.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Command::Tools(_) => "tools",
+            Command::Call(_) => "call",
+            Command::Check(_) => "check",
+            Command::Audit(_) => "audit",
+            Command::Mcp(_) => "mcp",
+            Command::Config(_) => "config",
+            Command::Repair(_) => "repair",
+            Command::Parse(_) => "parse",
+            Command::Agent(_) => "agent",
+        }
     }
+
+    /// How many contained calls the subcommand expects to make, when it
+    /// always builds a kernel (and so probes what the system offers for
+    /// containment).
+    pub(crate) fn expected_calls(&self) -> Option<Expect> {
+        expected_calls(self.name())
+    }
+}
+
+/// How many contained calls the subcommand `name` expects to make, when
+/// it always builds a kernel: `None` for the others (and for no
+/// subcommand).
+fn expected_calls(name: &str) -> Option<Expect> {
+    match name {
+        "tools" | "audit" => Some(Expect::NoCall),
+        "call" => Some(Expect::OneCall),
+        "mcp" | "agent" => Some(Expect::Calls),
+        _ => None,
+    }
+}
+
+/// What [`Command::expected_calls`] will say once clap has parsed the
+/// command line, guessed from the raw arguments before clap builds its
+/// command tree (which takes about as long as the probe that the guess
+/// starts): the first argument that names a subcommand is taken for it,
+/// and `--dangerous-no-containment` anywhere means no containment. A wrong
+/// guess only makes a probe of no use.
+pub(crate) fn guess_expected_calls(
+    args: impl Iterator<Item = std::ffi::OsString>,
+) -> Option<Expect> {
+    let mut expect = None;
+    let mut named = false;
+    for arg in args {
+        if arg == "--dangerous-no-containment" {
+            return None;
+        }
+        if !named && let Some(name) = arg.to_str() {
+            let subcommands = [
+                "tools", "call", "check", "audit", "mcp", "config", "repair", "parse", "agent",
+            ];
+            if subcommands.contains(&name) {
+                named = true;
+                expect = expected_calls(name);
+            }
+        }
+    }
+    expect
 }
 
 /// Options that say where the workspace and the tools are and what loads:

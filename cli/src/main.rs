@@ -70,6 +70,11 @@ fn main() -> ExitCode {
         println!("{text}");
         return ExitCode::SUCCESS;
     }
+    // The probe starts before clap parses the command line, from a guess
+    // (`run` starts it, knowing, when the guess found nothing).
+    if let Some(expect) = args::guess_expected_calls(std::env::args_os().skip(1)) {
+        jig_kernel::probe_ahead(jig_kernel::DEFAULT_TMPDIR, expect);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => return usage_error(&error),
@@ -101,11 +106,14 @@ fn run(cli: &Cli) -> Result<ExitCode, CliError> {
     };
     let load = cli.load.merged(load);
     let run = run.map_or_else(|| cli.run.clone(), |after| cli.run.merged(after));
-    if cli.command.builds_kernel() && !load.dangerous_no_containment {
+    if let Some(expect) = cli.command.expected_calls()
+        && !load.dangerous_no_containment
+    {
         // What the system offers is probed on another thread while the
         // configuration and the tools load (a configuration file that
-        // turns containment off only makes it wasted).
-        jig_kernel::probe_ahead(jig_kernel::DEFAULT_TMPDIR);
+        // turns containment off only makes it wasted); nothing happens
+        // when `main` started it already.
+        jig_kernel::probe_ahead(jig_kernel::DEFAULT_TMPDIR, expect);
     }
     logging::init(load.verbose);
     let file = config::load(load.config.as_deref())?;
@@ -160,5 +168,57 @@ mod tests {
             None
         );
         assert_eq!(version_only(["tools".into()].into_iter()), None);
+    }
+
+    /// The early guess names what clap parses: each subcommand's name is
+    /// clap's, and a command line of each guesses what the parsed command
+    /// expects.
+    #[test]
+    fn the_early_probe_guesses_what_the_parsed_command_expects() {
+        let clap_names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_owned())
+            .collect();
+        let lines: [&[&str]; 9] = [
+            &["--root", "w", "tools"],
+            &["call", "search_text", "{}"],
+            &["check"],
+            &["--tools", "t", "audit"],
+            &["mcp"],
+            &["config"],
+            &["repair"],
+            &["parse"],
+            &[
+                "agent",
+                "--endpoint",
+                "http://127.0.0.1:1/v1",
+                "--model",
+                "m",
+                "task",
+            ],
+        ];
+        let mut seen = Vec::new();
+        for line in lines {
+            let argv = std::iter::once("jig").chain(line.iter().copied());
+            let cli = Cli::try_parse_from(argv).unwrap();
+            seen.push(cli.command.name().to_owned());
+            let raw = line.iter().map(std::ffi::OsString::from);
+            assert_eq!(
+                args::guess_expected_calls(raw),
+                cli.command.expected_calls(),
+                "{line:?}"
+            );
+        }
+        seen.sort();
+        let mut clap_names = clap_names;
+        clap_names.sort();
+        assert_eq!(seen, clap_names);
+        let off = ["--dangerous-no-containment", "call", "t", "{}"].map(std::ffi::OsString::from);
+        assert_eq!(args::guess_expected_calls(off.into_iter()), None);
+        let value_first = ["call", "mcp"].map(std::ffi::OsString::from);
+        assert_eq!(
+            args::guess_expected_calls(value_first.into_iter()),
+            Some(jig_kernel::Expect::OneCall)
+        );
     }
 }

@@ -89,7 +89,14 @@
 //!   it. A warm init that is not ready or does not fit the call is ended
 //!   and the init cloned as before; at most two wait at once. Its mounts
 //!   are those of the integrator when it was made: a file system mounted
-//!   later is seen from the call after next;
+//!   later is seen from the call after next. The next call's warm init is
+//!   made once the call's program has started (with few processors,
+//!   making it earlier delays that start), and only in a process that
+//!   expects more calls ([`Expect`], told to [`probe_ahead`]): a process
+//!   that makes one call and exits (`jig call`) gets its call's init made
+//!   ahead and no other, and that init, once it has reported, waits to end
+//!   with the process, so that its exit (the namespaces' teardown and the
+//!   shared memory's) comes after the process's own;
 //! - the init starts the program as `posix_spawn` does (`CLONE_VM |
 //!   CLONE_VFORK`, on a stack of its own until `execve`): no page of the
 //!   init is copied for it;
@@ -168,7 +175,9 @@ mod run;
 
 pub use cancel::CancelToken;
 pub use capture::Output;
-pub use contain::{Access, Confinement, Containment, Mechanism, probe_ahead, script_interpreter};
+pub use contain::{
+    Access, Confinement, Containment, Expect, Mechanism, probe_ahead, script_interpreter,
+};
 pub use error::KernelError;
 pub use kernel::{
     DEFAULT_HOME, DEFAULT_SEARCH_PATH, DEFAULT_TMPDIR, Kernel, KernelBuilder, resolve_program,

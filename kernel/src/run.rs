@@ -206,33 +206,45 @@ fn supervise_contained<S: AsRef<OsStr>>(
     ))
 }
 
+/// The init of a call and the call's descriptors that are over, for the
+/// reaper.
+type Leftovers = (Pid, Vec<std::os::fd::OwnedFd>);
+
+/// The reaper's channel, once started (`None`: no thread could start).
+static REAPER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<Leftovers>>> =
+    std::sync::OnceLock::new();
+
+/// Starts the thread that reaps the inits of calls (see [`reap_later`]),
+/// unless it runs already: [`crate::probe_ahead`] starts it off the first
+/// call's path.
+pub(crate) fn start_reaper() -> Option<&'static std::sync::mpsc::Sender<Leftovers>> {
+    REAPER
+        .get_or_init(|| {
+            let (send, receive) = std::sync::mpsc::channel::<Leftovers>();
+            std::thread::Builder::new()
+                .name("jig-reaper".to_owned())
+                .spawn(move || {
+                    for (pid, fds) in receive {
+                        drop(fds);
+                        let _ = reap(pid);
+                    }
+                })
+                .ok()
+                .map(|_| send)
+        })
+        .as_ref()
+}
+
 /// Reaps, off the caller's path, the init of a call that reported its
 /// program's status: nothing of the call is left but the init, exiting.
-/// One thread per process does it, started with the first such call; where
-/// it cannot be started, the caller reaps.
+/// One thread per process does it ([`start_reaper`]); where it cannot be
+/// started, the caller reaps.
 ///
 /// The call's descriptors that are over (`fds`) are closed there too: the
 /// last close of a pipe frees it, work the caller's answer need not wait
 /// for. Nothing reads or writes them any more.
 fn reap_later(pid: Pid, fds: Vec<std::os::fd::OwnedFd>) {
-    use std::sync::OnceLock;
-    use std::sync::mpsc::{Sender, channel};
-    type Leftovers = (Pid, Vec<std::os::fd::OwnedFd>);
-    static REAPER: OnceLock<Option<Sender<Leftovers>>> = OnceLock::new();
-    let reaper = REAPER.get_or_init(|| {
-        let (send, receive) = channel::<Leftovers>();
-        std::thread::Builder::new()
-            .name("jig-reaper".to_owned())
-            .spawn(move || {
-                for (pid, fds) in receive {
-                    drop(fds);
-                    let _ = reap(pid);
-                }
-            })
-            .ok()
-            .map(|_| send)
-    });
-    let unsent = match reaper {
+    let unsent = match start_reaper() {
         Some(send) => send.send((pid, fds)).err().map(|error| error.0),
         None => Some((pid, fds)),
     };

@@ -17,6 +17,7 @@ mod warm;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 
 pub(crate) use cgroup::PidsCgroup;
@@ -261,6 +262,36 @@ impl Mechanisms {
 /// What the system offers, once probed (the probe runs once per process).
 static PROBED: OnceLock<Mechanisms> = OnceLock::new();
 
+/// How many contained calls a process expects to make, which says what
+/// [`probe_ahead`] prepares for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Expect {
+    /// None: the process only reads what its kernels confine (`jig tools`,
+    /// `jig audit`). Only the probe runs ahead.
+    NoCall,
+    /// One, then the process exits (`jig call`): that call's init is made
+    /// ahead, none after it.
+    OneCall,
+    /// Any number (a server, an agent): each call's init is made ahead,
+    /// the next one while a call runs. The default, also for a process
+    /// that never calls [`probe_ahead`].
+    Calls,
+}
+
+/// What the process expects, as [`probe_ahead`] was told
+/// ([`Expect::Calls`] unless it was).
+static EXPECTED: AtomicU8 = AtomicU8::new(Expect::Calls as u8);
+
+/// What the process expects (see [`Expect`]).
+pub(crate) fn expected() -> Expect {
+    match EXPECTED.load(Ordering::Relaxed) {
+        x if x == Expect::NoCall as u8 => Expect::NoCall,
+        x if x == Expect::OneCall as u8 => Expect::OneCall,
+        _ => Expect::Calls,
+    }
+}
+
 /// Starts probing what the system offers for containment (the Landlock
 /// ABI, seccomp, user namespaces) on a thread of its own, so that a
 /// [`KernelBuilder::build`] made later finds the answer ready instead of
@@ -268,11 +299,16 @@ static PROBED: OnceLock<Mechanisms> = OnceLock::new();
 /// namespaces, about a millisecond. For a program that starts, builds one
 /// kernel and makes one call (`jig call`), which can do its other start-up
 /// work meanwhile. A build that comes while the probe runs waits for it;
-/// nothing happens when the probe is done or running, or when no thread
-/// can start (the build then probes itself). The thread also opens the
-/// paths every call's Landlock rules name. Where calls get namespaces,
-/// the thread then stays as the first call's init thread (the thread that
-/// clones each call's init), so that call does not start one either.
+/// nothing happens when the probe is done or started already (the first
+/// `expect` stays), or when no thread can start (the build then probes
+/// itself). The thread also opens the paths every call's Landlock rules
+/// name. Where calls get namespaces and `expect` is a call, the thread
+/// then stays as the first call's init thread (the thread that clones each
+/// call's init), with that call's init made ahead, so that call does not
+/// start either; with [`Expect::Calls`] each call's init thread makes the
+/// next call's init while the call runs (see [`Expect`]). A process that
+/// makes more calls than it said still makes them, each init cloned when
+/// its call comes.
 ///
 /// `tmp_base` is the temporary folder the kernels will be built with
 /// ([`KernelBuilder::tmpdir`], [`DEFAULT_TMPDIR`] unless set); the probe mounts over it
@@ -281,10 +317,12 @@ static PROBED: OnceLock<Mechanisms> = OnceLock::new();
 /// [`KernelBuilder::build`]: crate::KernelBuilder::build
 /// [`KernelBuilder::tmpdir`]: crate::KernelBuilder::tmpdir
 /// [`DEFAULT_TMPDIR`]: crate::DEFAULT_TMPDIR
-pub fn probe_ahead(tmp_base: impl Into<PathBuf>) {
-    if PROBED.get().is_some() {
+pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
+    static STARTED: AtomicBool = AtomicBool::new(false);
+    if PROBED.get().is_some() || STARTED.swap(true, Ordering::AcqRel) {
         return;
     }
+    EXPECTED.store(expect as u8, Ordering::Relaxed);
     let tmp_base = tmp_base.into();
     // Detached: where calls get namespaces, the thread then waits as the
     // first call's init thread (started now, off the call's path); it ends
@@ -293,9 +331,15 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>) {
         .name("jig-probe".to_owned())
         .spawn(move || {
             let mechanisms = mechanisms(&tmp_base);
+            if expect == Expect::NoCall {
+                return;
+            }
             if mechanisms.landlock_abi.is_some() {
                 rules::open_ahead();
             }
+            // The thread that reaps the calls' inits, started here rather
+            // than on the first call's path.
+            crate::run::start_reaper();
             if mechanisms.namespaces {
                 spawn::serve_as_init_thread(mechanisms.private_proc);
             }

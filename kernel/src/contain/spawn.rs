@@ -121,6 +121,13 @@ pub(crate) struct NsPlan<'a> {
     /// The process bound the init enforces itself by counting (where the
     /// operating system's own bound does not apply: uid 0).
     pub(crate) watch_processes: Option<u64>,
+    /// Once it has reported, the init waits to be ended with the thread
+    /// that cloned it (`PR_SET_PDEATHSIG`) instead of exiting: in a
+    /// process that makes one call and exits ([`super::Expect::OneCall`]),
+    /// the init's exit (its namespaces' teardown and, as the last process
+    /// sharing the integrator's memory, that memory's) then comes after the
+    /// process's own, off the path of the process's exit.
+    pub(crate) linger: bool,
     /// Paths made read-only, with the mount flags their file system has
     /// (which a user namespace may not drop).
     pub(crate) read_only: &'a [(std::ffi::CString, libc::c_ulong)],
@@ -168,6 +175,11 @@ pub(crate) struct ChildPlan<'a> {
     /// emptied its bounding set before the call came, so the program,
     /// which inherits both, need not.
     pub(crate) prepared: bool,
+    /// Held by the init until its program has started (called `execve`)
+    /// or failed to, then closed: a warm init's socket, whose end-of-file
+    /// tells the init thread that the next warm init can be made without
+    /// delaying this call's program. Otherwise -1.
+    pub(crate) started: RawFd,
 }
 
 /// The size of the program's stack from its start to `execve`; the
@@ -414,15 +426,20 @@ fn init_thread(
         // SAFETY: the requesting thread keeps its plan alive and unchanged
         // until the program has called `execve`, long after this answer.
         let plan = unsafe { &*(request.plan_address as *const ChildPlan<'_>) };
-        let next_proc = warm_fit(plan);
+        let next_proc = warm_fit(plan).filter(|_| super::expected() == super::Expect::Calls);
         let handed = waiting.take().and_then(|warm| warm.hand_over(plan));
-        let started = match handed {
-            Some(running) => Ok(running),
-            None => clone_on(current, init_entry, request.plan_address),
+        let (started, program_start) = match handed {
+            Some((running, program_start)) => (Ok(running), Some(program_start)),
+            None => (clone_on(current, init_entry, request.plan_address), None),
         };
         let _ = request
             .reply
             .send(started.as_ref().map(|running| running.pid).map_err(|e| *e));
+        // The next warm init is made once this call's program has started:
+        // with few processors, making it earlier delays that start.
+        if let Some(program_start) = program_start {
+            program_start.wait();
+        }
         waiting = start_warm(other, next_proc);
         if let Ok(running) = started {
             wait_exited(running.pidfd);
@@ -614,10 +631,12 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
             read_only: &[],
             masked: &[],
             watch_processes: None,
+            linger: false,
         }),
         program_stack: std::ptr::null_mut(),
         probe: true,
         prepared: false,
+        started: -1,
     };
     let pid = clone_probe(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
     drop(report_w);
@@ -993,14 +1012,16 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
     }
     // With shared memory the plan may be gone once the program has called
     // `execve`: what the init needs after that is copied here first.
-    let (report, stdin, output, landlock, status_pipe) = (
+    let (report, stdin, output, landlock, status_pipe, started) = (
         plan.report,
         plan.stdin,
         plan.output,
         plan.landlock,
         plan.status,
+        plan.started,
     );
     let watch_limit = ns.watch_processes.filter(|_| ns.proc);
+    let linger = ns.linger;
     let program = if plan.program_stack.is_null() {
         // SAFETY: as in `clone_child`: the program's process runs only
         // `program_main`, which never returns.
@@ -1029,13 +1050,17 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
     if program < 0 {
         fail(report, Stage::Fork, errno());
     }
-    // SAFETY: closing our copies; the program holds its own.
+    // SAFETY: closing our copies; the program holds its own (`started`
+    // too, until its `execve` closes it).
     unsafe {
         libc::close(report);
         libc::close(stdin);
         libc::close(output);
         if landlock >= 0 {
             libc::close(landlock);
+        }
+        if started >= 0 {
+            libc::close(started);
         }
     }
     let (status, over_limit) = match watch_limit {
@@ -1052,6 +1077,14 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
     // to tear the namespaces down as this process exits.
     unsafe {
         libc::write(status_pipe, record.as_ptr().cast(), record.len());
+        if linger {
+            // Holding nothing of the call any more, until the thread that
+            // cloned it ends.
+            libc::close(status_pipe);
+            loop {
+                libc::pause();
+            }
+        }
         libc::_exit(0)
     }
 }
@@ -1141,6 +1174,9 @@ fn watch(program: c_long, limit: u64) -> (c_int, bool) {
             if let Some(status) = program_status {
                 if proc_fd >= 0 {
                     libc::close(proc_fd);
+                }
+                if exit_fd >= 0 {
+                    libc::close(exit_fd);
                 }
                 return (status, over);
             }

@@ -253,6 +253,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             read_only: &read_only,
             masked: &masked,
             watch_processes: plan.watch_processes.then_some(request.limits.max_processes),
+            linger: super::expected() == super::Expect::OneCall,
         }),
         program_stack: if confinement.namespaces {
             program_stack_top
@@ -261,6 +262,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         },
         probe: false,
         prepared: false,
+        started: -1,
     };
     let pid = spawn::clone_init_shared(&child).map_err(|source| KernelError::Spawn {
         path: request.program.to_path_buf(),

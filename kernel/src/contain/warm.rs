@@ -128,10 +128,10 @@ impl Warm {
         }
     }
 
-    /// Hands the call of `plan` to this warm init: its pid and pidfd, or
-    /// `None` (the warm init ended) when it does not fit or cannot be
-    /// reached.
-    pub(super) fn hand_over(self, plan: &ChildPlan<'_>) -> Option<Running> {
+    /// Hands the call of `plan` to this warm init: its pid and pidfd, and
+    /// what says when its program has started; `None` (the warm init
+    /// ended) when it does not fit or cannot be reached.
+    pub(super) fn hand_over(self, plan: &ChildPlan<'_>) -> Option<(Running, ProgramStart)> {
         let fits = plan.namespaces.is_some_and(|ns| {
             ns.uid_map == self.setup.uid_map.as_slice()
                 && ns.gid_map == self.setup.gid_map.as_slice()
@@ -143,7 +143,7 @@ impl Warm {
             return None;
         }
         WAITING.fetch_sub(1, Ordering::AcqRel);
-        Some(self.running)
+        Some((self.running, ProgramStart(self.socket)))
     }
 
     /// Sends the plan's address and its descriptors; false when the
@@ -188,6 +188,24 @@ impl Warm {
         }
         drop(setup);
         WAITING.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// What says when the program of a call handed to a warm init has
+/// started: this thread's end of its socket, which reaches end-of-file
+/// then (the init closes its end once the program has called `execve` or
+/// failed to, and the program's copy closes as it calls `execve`).
+pub(super) struct ProgramStart(OwnedFd);
+
+impl ProgramStart {
+    /// Waits until the call's program has started (or failed to start, or
+    /// the init has died).
+    pub(super) fn wait(self) {
+        let mut byte = 0u8;
+        // The init sends nothing more: any answer is the end.
+        while nix::unistd::read(&self.0, std::slice::from_mut(&mut byte))
+            == Err(nix::errno::Errno::EINTR)
+        {}
     }
 }
 
@@ -317,7 +335,8 @@ fn warm_main(setup: &Setup) -> ! {
             // The thread closed its end: no call for this one.
             libc::_exit(0)
         };
-        libc::close(socket);
+        // The socket stays open until the program has started (`started`
+        // in the call's plan): its end-of-file is the thread's signal.
         libc::prctl(libc::PR_SET_NAME, c"jig-call".as_ptr(), 0, 0, 0);
         if spawn::parent_gone(call.report) {
             spawn::fail(call.report, spawn::Stage::ParentGone, 0);
@@ -395,6 +414,7 @@ fn receive_call(socket: RawFd) -> Option<ChildPlan<'static>> {
         ] = numbered;
         plan.go = -1;
         plan.prepared = true;
+        plan.started = socket;
         Some(plan)
     }
 }

@@ -101,6 +101,10 @@ pub(crate) const ALL: &[Case] = &[
         "a_call_whose_waiting_init_was_killed_still_runs",
         a_call_whose_waiting_init_was_killed_still_runs,
     ),
+    (
+        "a_one_call_process_prepares_no_second_init_and_its_init_ends_with_it",
+        a_one_call_process_prepares_no_second_init_and_its_init_ends_with_it,
+    ),
 ];
 
 fn py(script: &str) -> Vec<String> {
@@ -1064,6 +1068,71 @@ fn a_waiting_init_holds_nothing_and_ends_with_the_integrator() {
             assert!(
                 start.elapsed() < Duration::from_secs(5),
                 "the waiting init {pid} outlived its integrator"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// A process that says it makes one call (`Expect::OneCall`, as `jig call`)
+/// gets that call's init made ahead and no other: after the call no init
+/// waits. The call's init, its program and every other process of the
+/// call gone, stays (holding nothing but `/dev/null`) until the process
+/// ends, and ends with it.
+fn a_one_call_process_prepares_no_second_init_and_its_init_ends_with_it() {
+    let world = World::new();
+    let held = world.out("held-open");
+    let held_text = held.display().to_string();
+    let launch = Launch {
+        workspace: world.workspace.path(),
+        tmp_base: world.tmp_base.path(),
+        contained: true,
+        access: Access::ReadOnly,
+        argv: &["sh", "-c", "sleep 41.7 & echo done"],
+        env: &[
+            (crate::integrator::SHOW_WAITING, "1"),
+            (crate::integrator::EXPECT_ONE_CALL, "1"),
+            (crate::integrator::CANARY_FILE, &held_text),
+        ],
+        user: None,
+        exe: std::env::current_exe().unwrap(),
+    };
+    let text = launch.output();
+    assert!(text.contains("done"), "the call did not run: {text}");
+    assert!(
+        !text.lines().any(|line| line.starts_with("waiting ")),
+        "a one-call process made a second init: {text}"
+    );
+    let inits: Vec<(i32, u64)> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("call-init "))
+        .map(|line| {
+            let fields: Vec<&str> = line.split(' ').collect();
+            assert!(
+                fields[2..]
+                    .iter()
+                    .all(|d| *d == "/dev/null" || d.is_empty()),
+                "the call's init holds more than /dev/null after its call: {line}"
+            );
+            (fields[0].parse().unwrap(), fields[1].parse().unwrap())
+        })
+        .collect();
+    assert_eq!(inits.len(), 1, "the call's init did not stay: {text}");
+    // The background `sleep` was ended with the call, not left to the init.
+    assert!(
+        !std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|entry| std::fs::read_to_string(entry.path().join("cmdline")).ok())
+            .any(|cmdline| cmdline == "sleep\x0041.7\x00"),
+        "the call's background process outlived the call"
+    );
+    let start = Instant::now();
+    for (pid, started) in inits {
+        while support::start_time(pid) == Some(started) {
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "the call's init {pid} outlived its integrator"
             );
             std::thread::sleep(Duration::from_millis(10));
         }

@@ -36,7 +36,12 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         // As `jig call` does: the probe runs on its own thread while the
         // kernel is prepared; the build waits for it. The cases that read
         // this process's confinement check what the probe found.
-        jig_kernel::probe_ahead(tmp_base);
+        let expect = if std::env::var_os(EXPECT_ONE_CALL).is_some() {
+            jig_kernel::Expect::OneCall
+        } else {
+            jig_kernel::Expect::Calls
+        };
+        jig_kernel::probe_ahead(tmp_base, expect);
     }
     let kernel = support::kernel(Path::new(workspace), Path::new(tmp_base), contained, limits);
     let mut stdout = std::io::stdout();
@@ -46,11 +51,28 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         Ok(outcome) => {
             let _ = writeln!(stdout, "{}", outcome.render());
             if std::env::var_os(SHOW_WAITING).is_some() {
-                // The next call's init, made while this one ran.
-                for init in support::waiting_inits(std::time::Duration::from_secs(5)) {
+                // The next call's init, made while this one ran (the wait
+                // is short when none is expected).
+                let limit = if std::env::var_os(EXPECT_ONE_CALL).is_some() {
+                    std::time::Duration::from_millis(300)
+                } else {
+                    std::time::Duration::from_secs(5)
+                };
+                for init in support::waiting_inits(limit) {
                     let _ = writeln!(
                         stdout,
                         "waiting {} {} {}",
+                        init.pid,
+                        init.start,
+                        init.descriptors.join(" ")
+                    );
+                }
+                // The inits of calls still there (a one-call process's
+                // lingers until the process ends).
+                for init in support::children_named("jig-call") {
+                    let _ = writeln!(
+                        stdout,
+                        "call-init {} {} {}",
                         init.pid,
                         init.start,
                         init.descriptors.join(" ")
@@ -69,6 +91,10 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
 /// Set in an integrator's environment: after its call it lists the waiting
 /// inits it has (`waiting PID START DESCRIPTOR...`).
 pub(crate) const SHOW_WAITING: &str = "JIG_TEST_SHOW_WAITING";
+
+/// Set in an integrator's environment: it tells the kernel it makes one
+/// call ([`jig_kernel::Expect::OneCall`]) rather than any number.
+pub(crate) const EXPECT_ONE_CALL: &str = "JIG_TEST_EXPECT_ONE_CALL";
 
 /// Set in an integrator's environment: a file it creates and keeps open,
 /// inheritable, for its whole life.

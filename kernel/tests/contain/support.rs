@@ -173,7 +173,8 @@ pub(crate) fn twice(name: &str, mut effect: impl FnMut(bool) -> bool) {
     );
 }
 
-/// A call's init waiting for its call (a warm init), seen from its parent.
+/// An init of this process (a warm init waiting for its call, or a
+/// call's), seen from its parent.
 pub(crate) struct WaitingInit {
     pub(crate) pid: i32,
     /// Its start time in clock ticks (`/proc/PID/stat`, field 22): a pid
@@ -181,6 +182,41 @@ pub(crate) struct WaitingInit {
     pub(crate) start: u64,
     /// Where each of its descriptors leads, sorted.
     pub(crate) descriptors: Vec<String>,
+}
+
+/// This process's living children named `comm` (those of every thread),
+/// with what each holds.
+pub(crate) fn children_named(comm: &str) -> Vec<WaitingInit> {
+    let mut found = Vec::new();
+    let tasks = std::fs::read_dir("/proc/self/task").into_iter().flatten();
+    for task in tasks.flatten() {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for pid in children
+            .split_whitespace()
+            .filter_map(|p| p.parse::<i32>().ok())
+        {
+            let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            if name.trim() != comm {
+                continue;
+            }
+            let mut descriptors: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+                .map(|target| target.display().to_string())
+                .collect();
+            descriptors.sort();
+            if let Some(start) = start_time(pid) {
+                found.push(WaitingInit {
+                    pid,
+                    start,
+                    descriptors,
+                });
+            }
+        }
+    }
+    found
 }
 
 /// The start time of `pid`, if it is alive (zombies excluded).
@@ -199,38 +235,10 @@ pub(crate) fn start_time(pid: i32) -> Option<u64> {
 pub(crate) fn waiting_inits(limit: Duration) -> Vec<WaitingInit> {
     let start = Instant::now();
     loop {
-        let mut found = Vec::new();
-        let tasks = std::fs::read_dir("/proc/self/task").into_iter().flatten();
-        for task in tasks.flatten() {
-            let children =
-                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-            for pid in children
-                .split_whitespace()
-                .filter_map(|p| p.parse::<i32>().ok())
-            {
-                let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-                if comm.trim() != "jig-waiting" {
-                    continue;
-                }
-                let mut descriptors: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-                    .map(|target| target.display().to_string())
-                    .collect();
-                descriptors.sort();
-                if descriptors.iter().any(|d| d.starts_with("socket:"))
-                    && let Some(start) = start_time(pid)
-                {
-                    found.push(WaitingInit {
-                        pid,
-                        start,
-                        descriptors,
-                    });
-                }
-            }
-        }
+        let found: Vec<WaitingInit> = children_named("jig-waiting")
+            .into_iter()
+            .filter(|init| init.descriptors.iter().any(|d| d.starts_with("socket:")))
+            .collect();
         if !found.is_empty() || start.elapsed() >= limit {
             return found;
         }
