@@ -280,24 +280,37 @@ fn workspace_root() -> Result<PathBuf, String> {
         .ok_or_else(|| "xtask has no parent folder".to_owned())
 }
 
-/// Builds the release binary and returns its path.
+/// Builds the release binary and returns its path, as cargo reports it
+/// (the workspace builds for the host by name: `target/<triple>/release`).
 pub(crate) fn build_jig(root: &Path) -> Result<PathBuf, String> {
     if let Some(binary) = std::env::var_os("JIG_BENCH_BINARY") {
         return Ok(PathBuf::from(binary));
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
+    let output = Command::new(cargo)
         .current_dir(root)
-        .args(["build", "--quiet", "--release", "-p", "jig-cli"])
-        .status()
+        .args([
+            "build",
+            "--quiet",
+            "--release",
+            "-p",
+            "jig-cli",
+            "--bin",
+            "jig",
+            "--message-format=json",
+        ])
+        .stderr(std::process::Stdio::inherit())
+        .output()
         .map_err(|e| format!("cargo build: {e}"))?;
-    if !status.success() {
+    if !output.status.success() {
         return Err("building the release jig binary failed".to_owned());
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let jig = target.join("release/jig");
+    let jig = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|message| message["reason"] == "compiler-artifact")
+        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
+        .ok_or("cargo built no jig executable")?;
     jig.exists()
         .then_some(jig.clone())
         .ok_or_else(|| format!("{} was not built", jig.display()))
