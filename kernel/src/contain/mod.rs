@@ -308,7 +308,9 @@ pub(crate) fn expected() -> Expect {
 /// start either; with [`Expect::Calls`] each call's init thread makes the
 /// next call's init while the call runs (see [`Expect`]). A process that
 /// makes more calls than it said still makes them, each init cloned when
-/// its call comes.
+/// its call comes. While it probes, the thread keeps off the processor of
+/// the thread that started it (where the process may use another one), so
+/// that the two run side by side; what it starts afterwards runs anywhere.
 ///
 /// `tmp_base` is the temporary folder the kernels will be built with
 /// ([`KernelBuilder::tmpdir`], [`DEFAULT_TMPDIR`] unless set); the probe mounts over it
@@ -324,18 +326,30 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
     }
     EXPECTED.store(expect as u8, Ordering::Relaxed);
     let tmp_base = tmp_base.into();
+    let starting_cpu = nix::sched::sched_getcpu().ok();
     // Detached: where calls get namespaces, the thread then waits as the
     // first call's init thread (started now, off the call's path); it ends
     // with the process.
     let _ = std::thread::Builder::new()
         .name("jig-probe".to_owned())
         .spawn(move || {
+            // The probe runs beside the thread that started it, not in
+            // turns with it: a scheduler that packs a process's threads on
+            // few processors (as some virtual machines' does) would
+            // otherwise run it only once that thread waits, which is at
+            // the build that needs the answer.
+            let restore = starting_cpu.and_then(away_from);
             let mechanisms = mechanisms(&tmp_base);
+            if expect != Expect::NoCall && mechanisms.landlock_abi.is_some() {
+                rules::open_ahead();
+            }
+            // Before any thread or init is started from here: they inherit
+            // the mask.
+            if let Some(all) = restore {
+                let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &all);
+            }
             if expect == Expect::NoCall {
                 return;
-            }
-            if mechanisms.landlock_abi.is_some() {
-                rules::open_ahead();
             }
             // The thread that reaps the calls' inits, started here rather
             // than on the first call's path.
@@ -344,6 +358,17 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
                 spawn::serve_as_init_thread(mechanisms.private_proc);
             }
         });
+}
+
+/// Moves the calling thread off processor `cpu` when it may run on
+/// another one; the mask it had, to restore, when it moved.
+fn away_from(cpu: usize) -> Option<nix::sched::CpuSet> {
+    let this = nix::unistd::Pid::from_raw(0);
+    let all = nix::sched::sched_getaffinity(this).ok()?;
+    let mut others = all;
+    others.unset(cpu).ok()?;
+    let any_other = (0..nix::sched::CpuSet::count()).any(|i| others.is_set(i).unwrap_or(false));
+    (any_other && nix::sched::sched_setaffinity(this, &others).is_ok()).then_some(all)
 }
 
 /// Probes the system once; later calls return the same answer.
