@@ -301,20 +301,39 @@ fn pidfd_supported() -> bool {
 /// it shares and may overwrite: that thread, while the init lives, only
 /// waits on a pidfd until the init has exited, and reads nothing the init
 /// may write. Init threads are kept for the next calls (at most
-/// [`MAX_IDLE_INIT_THREADS`] idle), each with its stack. Where
-/// `pidfd_open` does not exist, or no thread can start, the init is cloned
-/// as a copy ([`clone_child`]).
+/// [`MAX_IDLE_INIT_THREADS`] idle), each with its stack and the warm init
+/// it made for the next call, which the caller hands its call itself (one
+/// thread fewer to wake on the call's path) before telling the thread.
+/// Where `pidfd_open` does not exist, or no thread can start, the init is
+/// cloned as a copy ([`clone_child`]).
 pub(crate) fn clone_init_shared(plan: &ChildPlan<'_>) -> std::io::Result<libc::pid_t> {
     if plan.namespaces.is_none() || plan.probe || !pidfd_supported() {
         return clone_child(plan);
     }
     let (reply, answer) = std::sync::mpsc::sync_channel(1);
-    let mut request = InitRequest {
+    let mut request = InitRequest::Clone {
         plan_address: plan as *const ChildPlan<'_> as usize,
         reply,
     };
     let idle = idle_init_threads().pop();
-    if let Some(thread) = idle {
+    if let Some(IdleInit { thread, warm }) = idle {
+        // The thread's warm init is handed the call here, on the caller's
+        // thread: the init thread, told afterwards, is off the call's path.
+        if let Some((running, program_start)) = warm.and_then(|warm| warm.hand_over(plan)) {
+            let pid = running.pid;
+            let handed = InitRequest::Handed {
+                running,
+                program_start,
+                next_proc: next_warm(plan),
+            };
+            match thread.send(handed) {
+                Ok(()) => return Ok(pid),
+                // Cannot happen (an init thread never ends while it is
+                // listed idle): the init is ended, never left without the
+                // thread that owns its stack.
+                Err(std::sync::mpsc::SendError(unsent)) => unsent.abandon(),
+            }
+        }
         match thread.send(request) {
             Ok(()) => return receive_pid(&answer),
             // The thread is gone: start another.
@@ -349,31 +368,56 @@ pub(crate) fn serve_as_init_thread(proc: bool) {
         return;
     };
     let (to_thread, requests) = std::sync::mpsc::channel();
-    {
-        let mut idle = idle_init_threads();
-        if idle.len() >= MAX_IDLE_INIT_THREADS {
-            return;
-        }
-        idle.push(to_thread.clone());
-    }
     init_thread(stack, &requests, &to_thread, Some(proc));
 }
 
 /// At most this many init threads wait for a call.
 const MAX_IDLE_INIT_THREADS: usize = 64;
 
-/// One call's request to an init thread: clone the init of the plan at
-/// this address, answer its pid (or the errno).
-struct InitRequest {
-    plan_address: usize,
-    reply: std::sync::mpsc::SyncSender<Result<libc::pid_t, i32>>,
+/// A request to an init thread.
+enum InitRequest {
+    /// Clone the init of the plan at this address, answer its pid (or the
+    /// errno).
+    Clone {
+        plan_address: usize,
+        reply: std::sync::mpsc::SyncSender<Result<libc::pid_t, i32>>,
+    },
+    /// The thread's warm init took a call (the caller handed it over): wait
+    /// for its program's start, make the next warm init (with a private
+    /// `/proc` or without, as `next_proc` says; none when `None`), wait for
+    /// its exit.
+    Handed {
+        running: Running,
+        program_start: super::warm::ProgramStart,
+        next_proc: Option<bool>,
+    },
 }
 
-/// The idle init threads, each reached through its request channel.
-fn idle_init_threads() -> std::sync::MutexGuard<'static, Vec<std::sync::mpsc::Sender<InitRequest>>>
-{
+impl InitRequest {
+    /// Ends the init a `Handed` request was about, when no thread can take
+    /// it: killed and waited for until it has exited.
+    fn abandon(self) {
+        if let InitRequest::Handed { running, .. } = self {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(running.pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+            wait_exited(running.pidfd);
+        }
+    }
+}
+
+/// An idle init thread as the idle list holds it: how to reach it, and the
+/// warm init it made for the next call, if any (taken with it).
+struct IdleInit {
+    thread: std::sync::mpsc::Sender<InitRequest>,
+    warm: Option<super::warm::Warm>,
+}
+
+/// The idle init threads.
+fn idle_init_threads() -> std::sync::MutexGuard<'static, Vec<IdleInit>> {
     use std::sync::{Mutex, OnceLock, PoisonError};
-    static IDLE: OnceLock<Mutex<Vec<std::sync::mpsc::Sender<InitRequest>>>> = OnceLock::new();
+    static IDLE: OnceLock<Mutex<Vec<IdleInit>>> = OnceLock::new();
     IDLE.get_or_init(Mutex::default)
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -392,19 +436,28 @@ fn receive_pid(
     }
 }
 
-/// An init thread: for each request, starts the call's init (handing the
-/// call to the warm init waiting when it fits, else cloning one), answers
-/// its pid, makes the next call's warm init (with a private `/proc` or
-/// without, as this call has, or as `warm` says before the first call)
-/// while this call runs, waits until this call's init has exited, then
-/// offers itself for the next call (or ends, with enough idle threads
-/// already).
+/// Whether the next call gets a warm init after a call of `plan`, and with
+/// a private `/proc` or without, as this call has: only in a process that
+/// expects more calls.
+fn next_warm(plan: &ChildPlan<'_>) -> Option<bool> {
+    warm_fit(plan).filter(|_| super::expected() == super::Expect::Calls)
+}
+
+/// An init thread: for each call, starts the call's init (or learns that
+/// the caller handed the call to this thread's warm init), makes the next
+/// call's warm init (with a private `/proc` or without, as this call has,
+/// or as `warm` says before the first call) once this call's program has
+/// started, waits until this call's init has exited, then offers itself,
+/// with that warm init, for the next call (or ends, with enough idle
+/// threads already).
 ///
 /// It owns two stacks, `stack` and a spare: a call's init runs on one
 /// while the next call's warm init is made on the other, off the path of
 /// the call's answer. Each init runs on a stack no other init uses until
 /// it has exited; a warm init writes nothing this thread reads. Without a
-/// spare (it could not be mapped) no warm init is made.
+/// spare (it could not be mapped) no warm init is made. With `warm`, the
+/// thread starts idle (its first warm init made); otherwise with a request
+/// already sent.
 fn init_thread(
     stack: InitStack,
     requests: &std::sync::mpsc::Receiver<InitRequest>,
@@ -420,27 +473,55 @@ fn init_thread(
             .zip(proc)
             .and_then(|(stack, proc)| super::warm::Warm::start(stack, proc))
     };
-    let mut waiting = start_warm(other.map(|_| current), warm);
+    let offer = |warm: Option<super::warm::Warm>| {
+        let mut idle = idle_init_threads();
+        if idle.len() >= MAX_IDLE_INIT_THREADS {
+            drop(idle);
+            if let Some(warm) = warm {
+                warm.end();
+            }
+            return false;
+        }
+        idle.push(IdleInit {
+            thread: itself.clone(),
+            warm,
+        });
+        true
+    };
+    if warm.is_some() && !offer(start_warm(other.map(|_| current), warm)) {
+        return;
+    }
     for request in requests {
-        #[expect(unsafe_code)]
-        // SAFETY: the requesting thread keeps its plan alive and unchanged
-        // until the program has called `execve`, long after this answer.
-        let plan = unsafe { &*(request.plan_address as *const ChildPlan<'_>) };
-        let next_proc = warm_fit(plan).filter(|_| super::expected() == super::Expect::Calls);
-        let handed = waiting.take().and_then(|warm| warm.hand_over(plan));
-        let (started, program_start) = match handed {
-            Some((running, program_start)) => (Ok(running), Some(program_start)),
-            None => (clone_on(current, init_entry, request.plan_address), None),
+        let (started, program_start, next_proc) = match request {
+            InitRequest::Handed {
+                running,
+                program_start,
+                next_proc,
+            } => (Ok(running), Some(program_start), next_proc),
+            InitRequest::Clone {
+                plan_address,
+                reply,
+            } => {
+                #[expect(unsafe_code)]
+                // SAFETY: the requesting thread keeps its plan alive and
+                // unchanged until the program has called `execve`, long
+                // after this answer.
+                let plan = unsafe { &*(plan_address as *const ChildPlan<'_>) };
+                let next_proc = next_warm(plan);
+                // `current` is free: the caller took this thread's warm
+                // init, if it had one, and ended it (it did not fit) or
+                // there was none.
+                let started = clone_on(current, init_entry, plan_address);
+                let _ = reply.send(started.as_ref().map(|running| running.pid).map_err(|e| *e));
+                (started, None, next_proc)
+            }
         };
-        let _ = request
-            .reply
-            .send(started.as_ref().map(|running| running.pid).map_err(|e| *e));
         // The next warm init is made once this call's program has started:
         // with few processors, making it earlier delays that start.
         if let Some(program_start) = program_start {
             program_start.wait();
         }
-        waiting = start_warm(other, next_proc);
+        let waiting = start_warm(other, next_proc);
         if let Ok(running) = started {
             wait_exited(running.pidfd);
         }
@@ -448,15 +529,9 @@ fn init_thread(
             other = Some(current);
             current = free;
         }
-        let mut idle = idle_init_threads();
-        if idle.len() >= MAX_IDLE_INIT_THREADS {
-            drop(idle);
-            if let Some(warm) = waiting.take() {
-                warm.end();
-            }
+        if !offer(waiting) {
             return;
         }
-        idle.push(itself.clone());
     }
 }
 
