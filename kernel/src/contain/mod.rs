@@ -330,6 +330,9 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
     // Detached: where calls get namespaces, the thread then waits as the
     // first call's init thread (started now, off the call's path); it ends
     // with the process.
+    // Until the thread offers itself as the first init thread (or gives
+    // up), a call that finds none waits for it rather than starting one.
+    let first = (expect != Expect::NoCall).then(spawn::FirstInitThread::expect);
     let _ = std::thread::Builder::new()
         .name("jig-probe".to_owned())
         .spawn(move || {
@@ -354,8 +357,8 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
             // The thread that reaps the calls' inits, started here rather
             // than on the first call's path.
             crate::run::start_reaper();
-            if mechanisms.namespaces {
-                spawn::serve_as_init_thread(mechanisms.private_proc);
+            if let (true, Some(first)) = (mechanisms.namespaces, first) {
+                spawn::serve_as_init_thread(mechanisms.private_proc, first);
             }
         });
 }

@@ -315,7 +315,11 @@ pub(crate) fn clone_init_shared(plan: &ChildPlan<'_>) -> std::io::Result<libc::p
         plan_address: plan as *const ChildPlan<'_> as usize,
         reply,
     };
-    let idle = idle_init_threads().pop();
+    // (The list's lock is released before any wait.)
+    let mut idle = idle_init_threads().pop();
+    if idle.is_none() && FirstInitThread::wait() {
+        idle = idle_init_threads().pop();
+    }
     if let Some(IdleInit { thread, warm }) = idle {
         // The thread's warm init is handed the call here, on the caller's
         // thread: the init thread, told afterwards, is off the call's path.
@@ -360,7 +364,7 @@ pub(crate) fn clone_init_shared(plan: &ChildPlan<'_>) -> std::io::Result<libc::p
 /// where inits are cloned as copies, or when enough init threads wait
 /// already; otherwise serves for as long as the process lives, as every
 /// idle init thread does.
-pub(crate) fn serve_as_init_thread(proc: bool) {
+pub(crate) fn serve_as_init_thread(proc: bool, first: FirstInitThread) {
     if !pidfd_supported() {
         return;
     }
@@ -368,7 +372,56 @@ pub(crate) fn serve_as_init_thread(proc: bool) {
         return;
     };
     let (to_thread, requests) = std::sync::mpsc::channel();
-    init_thread(stack, &requests, &to_thread, Some(proc));
+    init_thread(stack, &requests, &to_thread, Some((proc, first)));
+}
+
+/// The promise of a first init thread ([`crate::probe_ahead`]'s): while it
+/// is held, a call that finds no idle init thread waits for that one (a
+/// moment at most: [`FirstInitThread::WAIT`]) rather than starting another,
+/// which would clone its init cold while the first thread's warm init
+/// waits for no call. Dropped once the thread is offered, or gives up.
+pub(crate) struct FirstInitThread(());
+
+/// Whether a first init thread is promised, and the signal that it came.
+static FIRST_PENDING: (std::sync::Mutex<bool>, std::sync::Condvar) =
+    (std::sync::Mutex::new(false), std::sync::Condvar::new());
+
+impl FirstInitThread {
+    /// How long a call waits for the promised thread at most.
+    const WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
+    /// Promises a first init thread.
+    pub(crate) fn expect() -> FirstInitThread {
+        *lock_pending() = true;
+        FirstInitThread(())
+    }
+
+    /// Waits while a first init thread is promised; whether one was.
+    fn wait() -> bool {
+        let pending = lock_pending();
+        if !*pending {
+            return false;
+        }
+        let _ = FIRST_PENDING
+            .1
+            .wait_timeout_while(pending, Self::WAIT, |pending| *pending);
+        true
+    }
+}
+
+impl Drop for FirstInitThread {
+    fn drop(&mut self) {
+        *lock_pending() = false;
+        FIRST_PENDING.1.notify_all();
+    }
+}
+
+/// The promise's flag, locked.
+fn lock_pending() -> std::sync::MutexGuard<'static, bool> {
+    FIRST_PENDING
+        .0
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// At most this many init threads wait for a call.
@@ -462,7 +515,7 @@ fn init_thread(
     stack: InitStack,
     requests: &std::sync::mpsc::Receiver<InitRequest>,
     itself: &std::sync::mpsc::Sender<InitRequest>,
-    warm: Option<bool>,
+    warm: Option<(bool, FirstInitThread)>,
 ) {
     let spare = InitStack::new(INIT_STACK).ok();
     // The next call's init runs on `current` (where its warm init waits);
@@ -488,8 +541,13 @@ fn init_thread(
         });
         true
     };
-    if warm.is_some() && !offer(start_warm(other.map(|_| current), warm)) {
-        return;
+    if let Some((proc, first)) = warm {
+        let offered = offer(start_warm(other.map(|_| current), Some(proc)));
+        // Offered (or not, with enough idle threads): the promise is over.
+        drop(first);
+        if !offered {
+            return;
+        }
     }
     for request in requests {
         let (started, program_start, next_proc) = match request {

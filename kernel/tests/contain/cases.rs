@@ -1043,31 +1043,44 @@ fn a_waiting_init_holds_nothing_and_ends_with_the_integrator() {
         held.exists(),
         "the integrator did not hold the canary: {text}"
     );
-    let waiting: Vec<(i32, u64)> = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("waiting "))
+    let waiting = listed_inits(&text, "waiting ", |line, descriptors| {
+        let null = descriptors.iter().filter(|d| **d == "/dev/null").count();
+        let sockets = descriptors
+            .iter()
+            .filter(|d| d.starts_with("socket:"))
+            .count();
+        assert!(
+            null == 3 && sockets == 1 && descriptors.len() == 4,
+            "a waiting init holds more than /dev/null and its socket: {line}"
+        );
+    });
+    assert!(!waiting.is_empty(), "no waiting init was found: {text}");
+    wait_gone(&waiting, "waiting init");
+}
+
+/// The inits an integrator listed as `PREFIX PID START DESCRIPTOR...`
+/// (pid and start time), each line checked by `check` with its
+/// descriptors.
+fn listed_inits(text: &str, prefix: &str, check: impl Fn(&str, &[&str])) -> Vec<(i32, u64)> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix(prefix))
         .map(|line| {
             let fields: Vec<&str> = line.split(' ').collect();
-            let descriptors = &fields[2..];
-            let null = descriptors.iter().filter(|d| **d == "/dev/null").count();
-            let sockets = descriptors
-                .iter()
-                .filter(|d| d.starts_with("socket:"))
-                .count();
-            assert!(
-                null == 3 && sockets == 1 && descriptors.len() == 4,
-                "a waiting init holds more than /dev/null and its socket: {line}"
-            );
+            check(line, &fields[2..]);
             (fields[0].parse().unwrap(), fields[1].parse().unwrap())
         })
-        .collect();
-    assert!(!waiting.is_empty(), "no waiting init was found: {text}");
+        .collect()
+}
+
+/// Waits until each of `inits` (pid and start time: a reused pid is
+/// another process) is gone, at most five seconds in all.
+fn wait_gone(inits: &[(i32, u64)], what: &str) {
     let start = Instant::now();
-    for (pid, started) in waiting {
+    for &(pid, started) in inits {
         while support::start_time(pid) == Some(started) {
             assert!(
                 start.elapsed() < Duration::from_secs(5),
-                "the waiting init {pid} outlived its integrator"
+                "the {what} {pid} outlived its integrator"
             );
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -1100,23 +1113,21 @@ fn a_one_call_process_prepares_no_second_init_and_its_init_ends_with_it() {
     let text = launch.output();
     assert!(text.contains("done"), "the call did not run: {text}");
     assert!(
+        held.exists(),
+        "the integrator did not hold the canary: {text}"
+    );
+    assert!(
         !text.lines().any(|line| line.starts_with("waiting ")),
         "a one-call process made a second init: {text}"
     );
-    let inits: Vec<(i32, u64)> = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("call-init "))
-        .map(|line| {
-            let fields: Vec<&str> = line.split(' ').collect();
-            assert!(
-                fields[2..]
-                    .iter()
-                    .all(|d| *d == "/dev/null" || d.is_empty()),
-                "the call's init holds more than /dev/null after its call: {line}"
-            );
-            (fields[0].parse().unwrap(), fields[1].parse().unwrap())
-        })
-        .collect();
+    let inits = listed_inits(&text, "call-init ", |line, descriptors| {
+        assert!(
+            descriptors
+                .iter()
+                .all(|d| *d == "/dev/null" || d.is_empty()),
+            "the call's init holds more than /dev/null after its call: {line}"
+        );
+    });
     assert_eq!(inits.len(), 1, "the call's init did not stay: {text}");
     // The background `sleep` was ended with the call, not left to the init.
     assert!(
@@ -1127,16 +1138,7 @@ fn a_one_call_process_prepares_no_second_init_and_its_init_ends_with_it() {
             .any(|cmdline| cmdline == "sleep\x0041.7\x00"),
         "the call's background process outlived the call"
     );
-    let start = Instant::now();
-    for (pid, started) in inits {
-        while support::start_time(pid) == Some(started) {
-            assert!(
-                start.elapsed() < Duration::from_secs(5),
-                "the call's init {pid} outlived its integrator"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
+    wait_gone(&inits, "call's init");
 }
 
 /// A waiting init killed from outside (or dead for any reason) is not

@@ -58,26 +58,14 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
                 } else {
                     std::time::Duration::from_secs(5)
                 };
-                for init in support::waiting_inits(limit) {
-                    let _ = writeln!(
-                        stdout,
-                        "waiting {} {} {}",
-                        init.pid,
-                        init.start,
-                        init.descriptors.join(" ")
-                    );
-                }
+                print_inits(&mut stdout, "waiting", support::waiting_inits(limit));
                 // The inits of calls still there (a one-call process's
                 // lingers until the process ends).
-                for init in support::children_named("jig-call") {
-                    let _ = writeln!(
-                        stdout,
-                        "call-init {} {} {}",
-                        init.pid,
-                        init.start,
-                        init.descriptors.join(" ")
-                    );
-                }
+                print_inits(
+                    &mut stdout,
+                    "call-init",
+                    support::children_named("jig-call"),
+                );
             }
             ExitCode::SUCCESS
         }
@@ -85,6 +73,19 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
             let _ = writeln!(stdout, "error: {e}");
             ExitCode::from(1)
         }
+    }
+}
+
+/// One line per init: `LABEL PID START DESCRIPTOR...`.
+fn print_inits(stdout: &mut impl Write, label: &str, inits: Vec<support::ChildInit>) {
+    for init in inits {
+        let _ = writeln!(
+            stdout,
+            "{label} {} {} {}",
+            init.pid,
+            init.start,
+            init.descriptors.join(" ")
+        );
     }
 }
 

@@ -175,7 +175,7 @@ pub(crate) fn twice(name: &str, mut effect: impl FnMut(bool) -> bool) {
 
 /// An init of this process (a warm init waiting for its call, or a
 /// call's), seen from its parent.
-pub(crate) struct WaitingInit {
+pub(crate) struct ChildInit {
     pub(crate) pid: i32,
     /// Its start time in clock ticks (`/proc/PID/stat`, field 22): a pid
     /// reused by another process has another.
@@ -186,7 +186,7 @@ pub(crate) struct WaitingInit {
 
 /// This process's living children named `comm` (those of every thread),
 /// with what each holds.
-pub(crate) fn children_named(comm: &str) -> Vec<WaitingInit> {
+pub(crate) fn children_named(comm: &str) -> Vec<ChildInit> {
     let mut found = Vec::new();
     let tasks = std::fs::read_dir("/proc/self/task").into_iter().flatten();
     for task in tasks.flatten() {
@@ -208,7 +208,7 @@ pub(crate) fn children_named(comm: &str) -> Vec<WaitingInit> {
                 .collect();
             descriptors.sort();
             if let Some(start) = start_time(pid) {
-                found.push(WaitingInit {
+                found.push(ChildInit {
                     pid,
                     start,
                     descriptors,
@@ -232,10 +232,10 @@ pub(crate) fn start_time(pid: i32) -> Option<u64> {
 
 /// This process's children named `jig-waiting`: the waiting inits.
 /// Waits up to `limit` for at least one.
-pub(crate) fn waiting_inits(limit: Duration) -> Vec<WaitingInit> {
+pub(crate) fn waiting_inits(limit: Duration) -> Vec<ChildInit> {
     let start = Instant::now();
     loop {
-        let found: Vec<WaitingInit> = children_named("jig-waiting")
+        let found: Vec<ChildInit> = children_named("jig-waiting")
             .into_iter()
             .filter(|init| init.descriptors.iter().any(|d| d.starts_with("socket:")))
             .collect();
