@@ -334,8 +334,14 @@ pub(crate) fn clone_init_shared(plan: &ChildPlan<'_>) -> std::io::Result<libc::p
                 Ok(()) => return Ok(pid),
                 // Cannot happen (an init thread never ends while it is
                 // listed idle): the init is ended, never left without the
-                // thread that owns its stack.
-                Err(std::sync::mpsc::SendError(unsent)) => unsent.abandon(),
+                // thread that owns its stack, and the call fails rather
+                // than run its program a second time.
+                Err(std::sync::mpsc::SendError(unsent)) => {
+                    unsent.abandon();
+                    return Err(std::io::Error::other(
+                        "the thread that cloned the init ended",
+                    ));
+                }
             }
         }
         match thread.send(request) {
