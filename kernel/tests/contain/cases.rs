@@ -1023,26 +1023,7 @@ fn a_path_protected_for_one_run() {
 /// is gone soon after the integrator exits.
 fn a_waiting_init_holds_nothing_and_ends_with_the_integrator() {
     let world = World::new();
-    let held = world.out("held-open");
-    let held_text = held.display().to_string();
-    let launch = Launch {
-        workspace: world.workspace.path(),
-        tmp_base: world.tmp_base.path(),
-        contained: true,
-        access: Access::ReadOnly,
-        argv: &["true"],
-        env: &[
-            (crate::integrator::SHOW_WAITING, "1"),
-            (crate::integrator::CANARY_FILE, &held_text),
-        ],
-        user: None,
-        exe: std::env::current_exe().unwrap(),
-    };
-    let text = launch.output();
-    assert!(
-        held.exists(),
-        "the integrator did not hold the canary: {text}"
-    );
+    let text = run_listing_inits(&world, &["true"], &[]);
     let waiting = listed_inits(&text, "waiting ", |line, descriptors| {
         let null = descriptors.iter().filter(|d| **d == "/dev/null").count();
         let sockets = descriptors
@@ -1056,6 +1037,36 @@ fn a_waiting_init_holds_nothing_and_ends_with_the_integrator() {
     });
     assert!(!waiting.is_empty(), "no waiting init was found: {text}");
     wait_gone(&waiting, "waiting init");
+}
+
+/// The output of a contained, read-only integrator that runs `argv`,
+/// holds an inheritable canary file open all its life and lists its inits
+/// after the call (`waiting ...`, `call-init ...`), with `env` added to its
+/// environment; checked to have held the canary.
+fn run_listing_inits(world: &World, argv: &[&str], env: &[(&str, &str)]) -> String {
+    let held = world.out("held-open");
+    let held_text = held.display().to_string();
+    let mut all_env = vec![
+        (crate::integrator::SHOW_WAITING, "1"),
+        (crate::integrator::CANARY_FILE, held_text.as_str()),
+    ];
+    all_env.extend_from_slice(env);
+    let launch = Launch {
+        workspace: world.workspace.path(),
+        tmp_base: world.tmp_base.path(),
+        contained: true,
+        access: Access::ReadOnly,
+        argv,
+        env: &all_env,
+        user: None,
+        exe: std::env::current_exe().unwrap(),
+    };
+    let text = launch.output();
+    assert!(
+        held.exists(),
+        "the integrator did not hold the canary: {text}"
+    );
+    text
 }
 
 /// The inits an integrator listed as `PREFIX PID START DESCRIPTOR...`
@@ -1094,28 +1105,12 @@ fn wait_gone(inits: &[(i32, u64)], what: &str) {
 /// ends, and ends with it.
 fn a_one_call_process_prepares_no_second_init_and_its_init_ends_with_it() {
     let world = World::new();
-    let held = world.out("held-open");
-    let held_text = held.display().to_string();
-    let launch = Launch {
-        workspace: world.workspace.path(),
-        tmp_base: world.tmp_base.path(),
-        contained: true,
-        access: Access::ReadOnly,
-        argv: &["sh", "-c", "sleep 41.7 & echo done"],
-        env: &[
-            (crate::integrator::SHOW_WAITING, "1"),
-            (crate::integrator::EXPECT_ONE_CALL, "1"),
-            (crate::integrator::CANARY_FILE, &held_text),
-        ],
-        user: None,
-        exe: std::env::current_exe().unwrap(),
-    };
-    let text = launch.output();
-    assert!(text.contains("done"), "the call did not run: {text}");
-    assert!(
-        held.exists(),
-        "the integrator did not hold the canary: {text}"
+    let text = run_listing_inits(
+        &world,
+        &["sh", "-c", "sleep 41.7 & echo done"],
+        &[(crate::integrator::EXPECT_ONE_CALL, "1")],
     );
+    assert!(text.contains("done"), "the call did not run: {text}");
     assert!(
         !text.lines().any(|line| line.starts_with("waiting ")),
         "a one-call process made a second init: {text}"
