@@ -47,27 +47,28 @@ pub(crate) struct Cli {
     pub(crate) command: Command,
 }
 
-/// The subcommands; each has its own module under `cmd/`.
+/// The subcommands; each has its own module under `cmd/`. Each one's
+/// options are defined only when the command line names it ([`Deferred`]).
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Print the visible tools and their argument schemas, as JSON
-    Tools(cmd::tools::ToolsArgs),
+    Tools(Deferred<cmd::tools::ToolsArgs>),
     /// Call one tool and print the result as the model reads it
-    Call(cmd::call::CallArgs),
+    Call(Deferred<cmd::call::CallArgs>),
     /// Check descriptor files (*.tool.json) like a compiler checks code
-    Check(cmd::check::CheckArgs),
+    Check(Deferred<cmd::check::CheckArgs>),
     /// Show what every visible tool can run and how much the model can vary
-    Audit(cmd::audit::AuditArgs),
+    Audit(Deferred<cmd::audit::AuditArgs>),
     /// Serve the tools to an MCP client over stdio
-    Mcp(cmd::mcp::McpArgs),
+    Mcp(Deferred<cmd::mcp::McpArgs>),
     /// Print the effective configuration and where each value comes from
-    Config(cmd::config::ConfigArgs),
+    Config(Deferred<cmd::config::ConfigArgs>),
     /// Repair the JSON in a model's text (stdin) and print it
-    Repair(cmd::repair::RepairArgs),
+    Repair(Deferred<cmd::repair::RepairArgs>),
     /// Print the tool call in a model's reply (stdin), normalized
-    Parse(cmd::parse::ParseArgs),
+    Parse(Deferred<cmd::parse::ParseArgs>),
     /// Run a model on a task (OpenAI-compatible endpoint); its calls go through the tools
-    Agent(cmd::agent::AgentArgs),
+    Agent(Deferred<cmd::agent::AgentArgs>),
 }
 
 impl Command {
@@ -309,5 +310,76 @@ mod tests {
         for bad in ["0", "-1", "nan", "inf", "ten", "100000"] {
             assert!(parse_seconds(bad).is_err(), "{bad} was accepted");
         }
+    }
+}
+
+/// Defines `command`'s options with `augment`, keeping the description
+/// the subcommand was given (its variant's), which the options' own
+/// (their struct's) would otherwise replace, coming later.
+fn keep_about(
+    command: clap::Command,
+    augment: fn(clap::Command) -> clap::Command,
+) -> clap::Command {
+    let about = command.get_about().cloned();
+    let long_about = command.get_long_about().cloned();
+    let command = match about {
+        Some(about) => augment(command).about(about),
+        None => augment(command).about(None::<&str>),
+    };
+    match long_about {
+        Some(long_about) => command.long_about(long_about),
+        None => command.long_about(None::<&str>),
+    }
+}
+
+/// A subcommand's options, defined only when the command line names that
+/// subcommand (clap's `Command::defer`): a process runs one subcommand, and
+/// defining every other one's options (each repeats the workspace and call
+/// options) cost more than the parse itself. Help, errors and suggestions
+/// are unchanged: clap defines a subcommand's options before it parses,
+/// completes or describes them.
+#[derive(Debug)]
+pub(crate) struct Deferred<A>(pub(crate) A);
+
+impl<A> std::ops::Deref for Deferred<A> {
+    type Target = A;
+
+    fn deref(&self) -> &A {
+        &self.0
+    }
+}
+
+impl<A: clap::FromArgMatches> clap::FromArgMatches for Deferred<A> {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        A::from_arg_matches(matches).map(Deferred)
+    }
+
+    fn from_arg_matches_mut(matches: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        A::from_arg_matches_mut(matches).map(Deferred)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(matches)
+    }
+
+    fn update_from_arg_matches_mut(
+        &mut self,
+        matches: &mut clap::ArgMatches,
+    ) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches_mut(matches)
+    }
+}
+
+impl<A: Args> Args for Deferred<A> {
+    fn group_id() -> Option<clap::Id> {
+        A::group_id()
+    }
+
+    fn augment_args(command: clap::Command) -> clap::Command {
+        command.defer(|command| keep_about(command, A::augment_args))
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        command.defer(|command| keep_about(command, A::augment_args_for_update))
     }
 }
