@@ -1,6 +1,7 @@
 //! The deny-binaries list: programs no tool of any form may run.
 
-use std::collections::BTreeSet;
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashSet};
 
 /// The default deny list's own names: destructive and privilege tools,
 /// shells, network fetchers; [`DenyList::default`] adds
@@ -393,8 +394,12 @@ pub const MULTI_CALL: &[&str] = &["coreutils"];
 /// [`dangerous_replace`](Self::dangerous_replace).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DenyList {
-    names: BTreeSet<String>,
-    prefixes: BTreeSet<String>,
+    /// A hash set whose default names are borrowed from the tables above:
+    /// a process builds and clones this list at start, and its few hundred
+    /// names then cost neither an allocation nor a sort each (the sort of
+    /// a tree set was most of a `jig call`'s set-up).
+    names: HashSet<Cow<'static, str>>,
+    prefixes: BTreeSet<Cow<'static, str>>,
     /// Names lifted with `dangerous_allow`: a lifted name also lifts its
     /// versioned family (`python3` lifts `python3.11`).
     lifted: BTreeSet<String>,
@@ -408,11 +413,11 @@ impl Default for DenyList {
                 .chain(DEFAULT_DENIED_INTERPRETERS)
                 .chain(LAUNCHERS)
                 .chain(SHELL_ESCAPES)
-                .map(|s| (*s).to_owned())
+                .map(|s| Cow::Borrowed(*s))
                 .collect(),
             prefixes: DEFAULT_DENIED_PREFIXES
                 .iter()
-                .map(|s| (*s).to_owned())
+                .map(|s| Cow::Borrowed(*s))
                 .collect(),
             lifted: BTreeSet::new(),
         }
@@ -429,7 +434,7 @@ impl DenyList {
         for name in names {
             let name = name.into();
             self.lifted.remove(&name);
-            self.names.insert(name);
+            self.names.insert(Cow::Owned(name));
         }
         self
     }
@@ -455,7 +460,10 @@ impl DenyList {
         S: Into<String>,
     {
         Self {
-            names: names.into_iter().map(Into::into).collect(),
+            names: names
+                .into_iter()
+                .map(|name| Cow::Owned(name.into()))
+                .collect(),
             prefixes: BTreeSet::new(),
             lifted: BTreeSet::new(),
         }
@@ -478,7 +486,7 @@ impl DenyList {
     }
 
     fn family_denied(&self, name: &str) -> bool {
-        if self.prefixes.iter().any(|p| name.starts_with(p.as_str())) {
+        if self.prefixes.iter().any(|p| name.starts_with(p.as_ref())) {
             return true;
         }
         for member in family(name) {
@@ -523,7 +531,9 @@ impl DenyList {
 
     /// The denied names, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.names.iter().map(String::as_str)
+        let mut names: Vec<&str> = self.names.iter().map(AsRef::as_ref).collect();
+        names.sort_unstable();
+        names.into_iter()
     }
 }
 
