@@ -243,7 +243,7 @@ pub(crate) fn start_reaper() -> Option<&'static std::sync::mpsc::Sender<Leftover
 /// The call's descriptors that are over (`fds`) are closed there too: the
 /// last close of a pipe frees it, work the caller's answer need not wait
 /// for. Nothing reads or writes them any more.
-fn reap_later(pid: Pid, fds: Vec<std::os::fd::OwnedFd>) {
+pub(crate) fn reap_later(pid: Pid, fds: Vec<std::os::fd::OwnedFd>) {
     let unsent = match start_reaper() {
         Some(send) => send.send((pid, fds)).err().map(|error| error.0),
         None => Some((pid, fds)),

@@ -326,22 +326,20 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
     }
     EXPECTED.store(expect as u8, Ordering::Relaxed);
     let tmp_base = tmp_base.into();
+    let this = nix::unistd::Pid::from_raw(0);
     let starting_cpu = nix::sched::sched_getcpu().ok();
+    // The mask the thread inherits, restored before it starts anything.
+    let all = nix::sched::sched_getaffinity(this).ok();
+    let restore = all;
     // Detached: where calls get namespaces, the thread then waits as the
     // first call's init thread (started now, off the call's path); it ends
     // with the process.
     // Until the thread offers itself as the first init thread (or gives
     // up), a call that finds none waits for it rather than starting one.
     let first = (expect != Expect::NoCall).then(spawn::FirstInitThread::expect);
-    let _ = std::thread::Builder::new()
+    let spawned = std::thread::Builder::new()
         .name("jig-probe".to_owned())
         .spawn(move || {
-            // The probe runs beside the thread that started it, not in
-            // turns with it: a scheduler that packs a process's threads on
-            // few processors (as some virtual machines' does) would
-            // otherwise run it only once that thread waits, which is at
-            // the build that needs the answer.
-            let restore = starting_cpu.and_then(away_from);
             let mechanisms = mechanisms(&tmp_base);
             if expect != Expect::NoCall && mechanisms.landlock_abi.is_some() {
                 rules::open_ahead();
@@ -349,7 +347,7 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
             // Before any thread or init is started from here: they inherit
             // the mask.
             if let Some(all) = restore {
-                let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &all);
+                let _ = nix::sched::sched_setaffinity(this, &all);
             }
             if expect == Expect::NoCall {
                 return;
@@ -361,17 +359,45 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
                 spawn::serve_as_init_thread(mechanisms.private_proc, first);
             }
         });
+    // The probe runs beside the thread that started it, not in turns with
+    // it: a scheduler that packs a process's threads on few processors (as
+    // some virtual machines' does) would otherwise run it only once this
+    // thread waits, which is at the build that needs the answer, and this
+    // thread would then probe itself. Moved by its starter, the thread
+    // starts on another processor at once.
+    if let (Ok(handle), Some(cpu), Some(all)) = (&spawned, starting_cpu, all) {
+        move_off(handle, cpu, &all);
+    }
 }
 
-/// Moves the calling thread off processor `cpu` when it may run on
-/// another one; the mask it had, to restore, when it moved.
-fn away_from(cpu: usize) -> Option<nix::sched::CpuSet> {
-    let this = nix::unistd::Pid::from_raw(0);
-    let all = nix::sched::sched_getaffinity(this).ok()?;
-    let mut others = all;
-    others.unset(cpu).ok()?;
-    let any_other = (0..nix::sched::CpuSet::count()).any(|i| others.is_set(i).unwrap_or(false));
-    (any_other && nix::sched::sched_setaffinity(this, &others).is_ok()).then_some(all)
+/// Moves the thread of `handle` off processor `cpu` when the mask `all`
+/// has another one.
+#[expect(unsafe_code)]
+fn move_off(handle: &std::thread::JoinHandle<()>, cpu: usize, all: &nix::sched::CpuSet) {
+    use std::os::unix::thread::JoinHandleExt;
+    // SAFETY: a zeroed cpu_set_t is the empty set.
+    let mut others: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let mut any = false;
+    for i in (0..nix::sched::CpuSet::count()).filter(|&i| i != cpu) {
+        if all.is_set(i).unwrap_or(false) {
+            // SAFETY: CPU_SET writes bit `i` within the set: `i` is below
+            // CpuSet::count(), the capacity in bits of the same cpu_set_t.
+            unsafe { libc::CPU_SET(i, &mut others) };
+            any = true;
+        }
+    }
+    if any {
+        // SAFETY: the handle's thread is neither joined nor detached while
+        // the handle is borrowed, so its pthread_t is valid; the kernel
+        // reads the local set of the size given.
+        unsafe {
+            libc::pthread_setaffinity_np(
+                handle.as_pthread_t(),
+                std::mem::size_of::<libc::cpu_set_t>(),
+                &others,
+            );
+        }
+    }
 }
 
 /// Probes the system once; later calls return the same answer.

@@ -779,13 +779,26 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
     };
     let pid = clone_probe(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
     drop(report_w);
-    let report = read_report(&report_r);
-    let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(pid), None);
-    match report {
-        Some(failure) => Err(failure),
-        None => Ok(()),
+    let mut record = [0u8; 8];
+    let filled = read_record(&report_r, &mut record);
+    // The probe has said how it went; its exit, which tears its namespaces
+    // down (waiting for an RCU grace period), is reaped off this path.
+    crate::run::reap_later(nix::unistd::Pid::from_raw(pid), Vec::new());
+    if filled < record.len() {
+        // It ended without a word: killed, or a stage that cannot report.
+        return Err((Stage::Fork, 0));
     }
+    let stage = u32::from_ne_bytes([record[0], record[1], record[2], record[3]]);
+    let errno = i32::from_ne_bytes([record[4], record[5], record[6], record[7]]);
+    if stage == PROBE_PASSED {
+        return Ok(());
+    }
+    Err((Stage::from_raw(stage).unwrap_or(Stage::Fork), errno))
 }
+
+/// What a probe writes on its report pipe when its namespaces work: a
+/// record no [`Stage`] uses.
+const PROBE_PASSED: u32 = u32::MAX;
 
 /// Clones the probe of `plan` sharing this process's memory and waits
 /// until it has exited (`CLONE_VFORK`: a probe never calls `execve`). A
@@ -1136,8 +1149,16 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
         }
     }
     if plan.probe {
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(0) }
+        // The namespaces work: said at once, so that the prober need not
+        // wait for this process's exit, which tears them down.
+        let mut record = [0u8; 8];
+        record[..4].copy_from_slice(&PROBE_PASSED.to_ne_bytes());
+        // SAFETY: raw write of a local buffer, then _exit; both
+        // async-signal-safe.
+        unsafe {
+            libc::write(plan.report, record.as_ptr().cast(), record.len());
+            libc::_exit(0)
+        }
     }
     // SAFETY: sigaction with a handler that only calls kill.
     unsafe {
