@@ -218,7 +218,7 @@ static REAPER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<Leftovers>>> =
 /// unless it runs already: [`crate::probe_ahead`] starts it off the first
 /// call's path.
 pub(crate) fn start_reaper() -> Option<&'static std::sync::mpsc::Sender<Leftovers>> {
-    REAPER
+    let reaper = REAPER
         .get_or_init(|| {
             let (send, receive) = std::sync::mpsc::channel::<Leftovers>();
             std::thread::Builder::new()
@@ -232,7 +232,60 @@ pub(crate) fn start_reaper() -> Option<&'static std::sync::mpsc::Sender<Leftover
                 .ok()
                 .map(|_| send)
         })
-        .as_ref()
+        .as_ref();
+    // After the start is seen: a probe kept meanwhile is then either here
+    // or handed over by its prober (see `reap_probe`).
+    if !stashed().is_empty() {
+        drain_stashed(reaper);
+    }
+    reaper
+}
+
+/// Namespace probes that have exited, waiting for the reaper's start (see
+/// [`reap_probe`]).
+static STASHED: std::sync::Mutex<Vec<Pid>> = std::sync::Mutex::new(Vec::new());
+
+/// Reaps, off the prober's path, a namespace probe that has reported: its
+/// exit tears its namespaces down, which waits for an RCU grace period.
+/// Before the reaper runs, the probe is kept for it rather than the reaper
+/// started here: the probe thread probes while held on another processor
+/// than the thread that started it, and a thread it started then would
+/// keep that mask (and pass it on to every call's init it clones).
+pub(crate) fn reap_probe(pid: Pid) {
+    if REAPER.get().is_some() {
+        reap_later(pid, Vec::new());
+        return;
+    }
+    stashed().push(pid);
+    // Started meanwhile: its own drain may have come before the push.
+    if let Some(reaper) = REAPER.get() {
+        drain_stashed(reaper.as_ref());
+    }
+}
+
+/// Reaps here the probes kept for a reaper that a process making no call
+/// never starts.
+pub(crate) fn reap_stashed_here() {
+    drain_stashed(None);
+}
+
+fn stashed() -> std::sync::MutexGuard<'static, Vec<Pid>> {
+    STASHED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Hands the kept probes to `reaper`, or reaps them here without one.
+fn drain_stashed(reaper: Option<&std::sync::mpsc::Sender<Leftovers>>) {
+    let pids = std::mem::take(&mut *stashed());
+    for pid in pids {
+        let unsent = reaper.map_or(Some(pid), |send| {
+            send.send((pid, Vec::new())).err().map(|error| error.0.0)
+        });
+        if let Some(pid) = unsent {
+            let _ = reap(pid);
+        }
+    }
 }
 
 /// Reaps, off the caller's path, the init of a call that reported its
@@ -243,7 +296,7 @@ pub(crate) fn start_reaper() -> Option<&'static std::sync::mpsc::Sender<Leftover
 /// The call's descriptors that are over (`fds`) are closed there too: the
 /// last close of a pipe frees it, work the caller's answer need not wait
 /// for. Nothing reads or writes them any more.
-pub(crate) fn reap_later(pid: Pid, fds: Vec<std::os::fd::OwnedFd>) {
+fn reap_later(pid: Pid, fds: Vec<std::os::fd::OwnedFd>) {
     let unsent = match start_reaper() {
         Some(send) => send.send((pid, fds)).err().map(|error| error.0),
         None => Some((pid, fds)),

@@ -337,6 +337,11 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
     // Until the thread offers itself as the first init thread (or gives
     // up), a call that finds none waits for it rather than starting one.
     let first = (expect != Expect::NoCall).then(spawn::FirstInitThread::expect);
+    // Closed once this thread has moved the probe thread (below): only
+    // then may the thread restore its mask, or a move delayed past the
+    // restore (this thread's processor taken away by a hypervisor, say)
+    // would hold it, and every init it clones, on one processor for good.
+    let (moved, wait_moved) = std::sync::mpsc::channel::<()>();
     let spawned = std::thread::Builder::new()
         .name("jig-probe".to_owned())
         .spawn(move || {
@@ -344,12 +349,14 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
             if expect != Expect::NoCall && mechanisms.landlock_abi.is_some() {
                 rules::open_ahead();
             }
+            let _ = wait_moved.recv();
             // Before any thread or init is started from here: they inherit
             // the mask.
             if let Some(all) = restore {
                 let _ = nix::sched::sched_setaffinity(this, &all);
             }
             if expect == Expect::NoCall {
+                crate::run::reap_stashed_here();
                 return;
             }
             // The thread that reaps the calls' inits, started here rather
@@ -368,6 +375,7 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
     if let (Ok(handle), Some(cpu), Some(all)) = (&spawned, starting_cpu, all) {
         move_off(handle, cpu, &all);
     }
+    drop(moved);
 }
 
 /// Moves the thread of `handle` off processor `cpu` when the mask `all`

@@ -783,7 +783,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
     let filled = read_record(&report_r, &mut record);
     // The probe has said how it went; its exit, which tears its namespaces
     // down (waiting for an RCU grace period), is reaped off this path.
-    crate::run::reap_later(nix::unistd::Pid::from_raw(pid), Vec::new());
+    crate::run::reap_probe(nix::unistd::Pid::from_raw(pid));
     if filled < record.len() {
         // It ended without a word: killed, or a stage that cannot report.
         return Err((Stage::Fork, 0));

@@ -105,6 +105,10 @@ pub(crate) const ALL: &[Case] = &[
         "a_one_call_process_prepares_no_second_init_and_its_init_ends_with_it",
         a_one_call_process_prepares_no_second_init_and_its_init_ends_with_it,
     ),
+    (
+        "every_call_runs_on_the_integrators_processors",
+        every_call_runs_on_the_integrators_processors,
+    ),
 ];
 
 fn py(script: &str) -> Vec<String> {
@@ -1134,6 +1138,36 @@ fn a_one_call_process_prepares_no_second_init_and_its_init_ends_with_it() {
         "the call's background process outlived the call"
     );
     wait_gone(&inits, "call's init");
+}
+
+/// Every call's program may run on the processors its integrator may run
+/// on, however the kernel places its own threads meanwhile (the probe runs
+/// on another processor than the thread that started it; nothing started
+/// then keeps that mask): the programs of an integrator's successive calls
+/// print the integrator's own mask.
+fn every_call_runs_on_the_integrators_processors() {
+    let world = World::new();
+    let text = run_listing_inits(
+        &world,
+        &py("import os; print('program mask:', ', '.join(map(str, sorted(os.sched_getaffinity(0)))))")
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        &[(crate::integrator::CALLS, "6")],
+    );
+    let integrator = text
+        .lines()
+        .find_map(|line| line.strip_prefix("integrator mask: "))
+        .unwrap_or_else(|| panic!("no integrator mask: {text}"));
+    let programs: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.split("program mask: ").nth(1))
+        .collect();
+    assert_eq!(programs.len(), 6, "not every call ran: {text}");
+    assert!(
+        programs.iter().all(|mask| *mask == integrator),
+        "a call's program ran on fewer processors than its integrator ({integrator}): {text}"
+    );
 }
 
 /// A waiting init killed from outside (or dead for any reason) is not

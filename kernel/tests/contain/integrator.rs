@@ -46,7 +46,26 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     let kernel = support::kernel(Path::new(workspace), Path::new(tmp_base), contained, limits);
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "confinement: {}", kernel.confinement());
+    let _ = writeln!(stdout, "integrator mask: {}", processor_mask());
     let _ = stdout.flush();
+    let calls: usize = std::env::var(CALLS)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    for _ in 1..calls {
+        match kernel.run_with(argv, &RunOptions::new(limits).with_access(access)) {
+            Ok(outcome) => {
+                let _ = writeln!(stdout, "{}", outcome.render());
+            }
+            Err(e) => {
+                let _ = writeln!(stdout, "error: {e}");
+                return ExitCode::from(1);
+            }
+        }
+        // Time for the next call's init to be made, as between a model's
+        // calls.
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
     match kernel.run_with(argv, &RunOptions::new(limits).with_access(access)) {
         Ok(outcome) => {
             let _ = writeln!(stdout, "{}", outcome.render());
@@ -76,6 +95,16 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     }
 }
 
+/// The processors this thread may run on, as a sorted list (`0, 1`).
+fn processor_mask() -> String {
+    let set = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).unwrap();
+    (0..nix::sched::CpuSet::count())
+        .filter(|&cpu| set.is_set(cpu).unwrap_or(false))
+        .map(|cpu| cpu.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// One line per init: `LABEL PID START DESCRIPTOR...`.
 fn print_inits(stdout: &mut impl Write, label: &str, inits: Vec<support::ChildInit>) {
     for init in inits {
@@ -92,6 +121,10 @@ fn print_inits(stdout: &mut impl Write, label: &str, inits: Vec<support::ChildIn
 /// Set in an integrator's environment: after its call it lists the waiting
 /// inits it has (`waiting PID START DESCRIPTOR...`).
 pub(crate) const SHOW_WAITING: &str = "JIG_TEST_SHOW_WAITING";
+
+/// Set in an integrator's environment: how many times it runs its argv
+/// (one by default), each call's outcome printed.
+pub(crate) const CALLS: &str = "JIG_TEST_CALLS";
 
 /// Set in an integrator's environment: it tells the kernel it makes one
 /// call ([`jig_kernel::Expect::OneCall`]) rather than any number.
