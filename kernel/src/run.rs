@@ -218,7 +218,7 @@ static REAPER: std::sync::OnceLock<Option<std::sync::mpsc::Sender<Leftovers>>> =
 /// unless it runs already: [`crate::probe_ahead`] starts it off the first
 /// call's path.
 pub(crate) fn start_reaper() -> Option<&'static std::sync::mpsc::Sender<Leftovers>> {
-    let reaper = REAPER
+    REAPER
         .get_or_init(|| {
             let (send, receive) = std::sync::mpsc::channel::<Leftovers>();
             std::thread::Builder::new()
@@ -232,59 +232,45 @@ pub(crate) fn start_reaper() -> Option<&'static std::sync::mpsc::Sender<Leftover
                 .ok()
                 .map(|_| send)
         })
-        .as_ref();
-    // After the start is seen: a probe kept meanwhile is then either here
-    // or handed over by its prober (see `reap_probe`).
-    if !stashed().is_empty() {
-        drain_stashed(reaper);
-    }
-    reaper
+        .as_ref()
 }
 
-/// Namespace probes that have exited, waiting for the reaper's start (see
-/// [`reap_probe`]).
-static STASHED: std::sync::Mutex<Vec<Pid>> = std::sync::Mutex::new(Vec::new());
-
-/// Reaps, off the prober's path, a namespace probe that has reported: its
-/// exit tears its namespaces down, which waits for an RCU grace period.
-/// Before the reaper runs, the probe is kept for it rather than the reaper
-/// started here: the probe thread probes while held on another processor
-/// than the thread that started it, and a thread it started then would
-/// keep that mask (and pass it on to every call's init it clones).
-pub(crate) fn reap_probe(pid: Pid) {
-    if REAPER.get().is_some() {
-        reap_later(pid, Vec::new());
-        return;
-    }
-    stashed().push(pid);
-    // Started meanwhile: its own drain may have come before the push.
-    if let Some(reaper) = REAPER.get() {
-        drain_stashed(reaper.as_ref());
-    }
+thread_local! {
+    /// Set on the probe thread while it is held on another processor than
+    /// the thread that started it (see [`crate::probe_ahead`]): a thread it
+    /// started then would keep that mask for good.
+    static HELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The namespace probes that thread ran meanwhile, reaped once it is
+    /// released.
+    static KEPT: std::cell::RefCell<Vec<Pid>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Reaps here the probes kept for a reaper that a process making no call
-/// never starts.
-pub(crate) fn reap_stashed_here() {
-    drain_stashed(None);
+/// Marks the calling thread as held (see `HELD`) until [`release`].
+pub(crate) fn hold() {
+    HELD.set(true);
 }
 
-fn stashed() -> std::sync::MutexGuard<'static, Vec<Pid>> {
-    STASHED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Hands the kept probes to `reaper`, or reaps them here without one.
-fn drain_stashed(reaper: Option<&std::sync::mpsc::Sender<Leftovers>>) {
-    let pids = std::mem::take(&mut *stashed());
-    for pid in pids {
-        let unsent = reaper.map_or(Some(pid), |send| {
-            send.send((pid, Vec::new())).err().map(|error| error.0.0)
-        });
-        if let Some(pid) = unsent {
+/// Ends the calling thread's hold: the probes it kept are reaped, by the
+/// reaper (started now if need be) when `by_reaper`, or here.
+pub(crate) fn release(by_reaper: bool) {
+    HELD.set(false);
+    for pid in KEPT.take() {
+        if by_reaper {
+            reap_later(pid, Vec::new());
+        } else {
             let _ = reap(pid);
         }
+    }
+}
+
+/// Reaps, off the prober's path, a namespace probe that has reported: its
+/// exit tears its namespaces down, which waits for an RCU grace period. A
+/// held thread keeps it for its release rather than start the reaper.
+pub(crate) fn reap_probe(pid: Pid) {
+    if HELD.get() {
+        KEPT.with_borrow_mut(|kept| kept.push(pid));
+    } else {
+        reap_later(pid, Vec::new());
     }
 }
 

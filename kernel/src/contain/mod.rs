@@ -345,6 +345,7 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
     let spawned = std::thread::Builder::new()
         .name("jig-probe".to_owned())
         .spawn(move || {
+            crate::run::hold();
             let mechanisms = mechanisms(&tmp_base);
             if expect != Expect::NoCall && mechanisms.landlock_abi.is_some() {
                 rules::open_ahead();
@@ -355,8 +356,9 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
             if let Some(all) = restore {
                 let _ = nix::sched::sched_setaffinity(this, &all);
             }
+            // A process that makes no call needs no reaper.
+            crate::run::release(expect != Expect::NoCall);
             if expect == Expect::NoCall {
-                crate::run::reap_stashed_here();
                 return;
             }
             // The thread that reaps the calls' inits, started here rather
