@@ -271,48 +271,6 @@ pub(crate) fn parse_seconds(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn the_command_line_is_consistent() {
-        Cli::command().debug_assert();
-    }
-
-    #[test]
-    fn options_after_the_subcommand_win_and_lists_add_up() {
-        let cli = Cli::try_parse_from([
-            "jig", "--root", "a", "--deny", "x", "-v", "call", "--root", "b", "--deny", "y", "-v",
-            "grep",
-        ])
-        .unwrap();
-        let (load, run) = cli.command.options().unwrap();
-        let load = cli.load.merged(load);
-        let run = cli.run.merged(run.unwrap());
-        assert_eq!(load.root, Some(PathBuf::from("b")));
-        assert_eq!(load.verbose, 2);
-        assert_eq!(run.deny, ["x", "y"]);
-    }
-
-    #[test]
-    fn repair_takes_no_workspace_options_after_its_name() {
-        assert!(Cli::try_parse_from(["jig", "repair", "--root", "a"]).is_err());
-        assert!(Cli::try_parse_from(["jig", "--root", "a", "repair"]).is_ok());
-        assert!(Cli::try_parse_from(["jig", "check", "--timeout", "3"]).is_err());
-    }
-
-    #[test]
-    fn seconds_parse_and_bad_ones_are_refused() {
-        assert_eq!(parse_seconds("30"), Ok(Duration::from_secs(30)));
-        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
-        for bad in ["0", "-1", "nan", "inf", "ten", "100000"] {
-            assert!(parse_seconds(bad).is_err(), "{bad} was accepted");
-        }
-    }
-}
-
 /// Defines `command`'s options with `augment`, keeping the description
 /// the subcommand was given (its variant's), which the options' own
 /// (their struct's) would otherwise replace, coming later.
@@ -336,8 +294,8 @@ fn keep_about(
 /// subcommand (clap's `Command::defer`): a process runs one subcommand, and
 /// defining every other one's options (each repeats the workspace and call
 /// options) cost more than the parse itself. Help, errors and suggestions
-/// are unchanged: clap defines a subcommand's options before it parses,
-/// completes or describes them.
+/// are unchanged: clap defines a subcommand's options before it parses or
+/// describes them.
 #[derive(Debug)]
 pub(crate) struct Deferred<A>(pub(crate) A);
 
@@ -381,5 +339,47 @@ impl<A: Args> Args for Deferred<A> {
 
     fn augment_args_for_update(command: clap::Command) -> clap::Command {
         command.defer(|command| keep_about(command, A::augment_args_for_update))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn options_after_the_subcommand_win_and_lists_add_up() {
+        let cli = Cli::try_parse_from([
+            "jig", "--root", "a", "--deny", "x", "-v", "call", "--root", "b", "--deny", "y", "-v",
+            "grep",
+        ])
+        .unwrap();
+        let (load, run) = cli.command.options().unwrap();
+        let load = cli.load.merged(load);
+        let run = cli.run.merged(run.unwrap());
+        assert_eq!(load.root, Some(PathBuf::from("b")));
+        assert_eq!(load.verbose, 2);
+        assert_eq!(run.deny, ["x", "y"]);
+    }
+
+    #[test]
+    fn repair_takes_no_workspace_options_after_its_name() {
+        assert!(Cli::try_parse_from(["jig", "repair", "--root", "a"]).is_err());
+        assert!(Cli::try_parse_from(["jig", "--root", "a", "repair"]).is_ok());
+        assert!(Cli::try_parse_from(["jig", "check", "--timeout", "3"]).is_err());
+    }
+
+    #[test]
+    fn seconds_parse_and_bad_ones_are_refused() {
+        assert_eq!(parse_seconds("30"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
+        for bad in ["0", "-1", "nan", "inf", "ten", "100000"] {
+            assert!(parse_seconds(bad).is_err(), "{bad} was accepted");
+        }
     }
 }
