@@ -330,7 +330,6 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
     let starting_cpu = nix::sched::sched_getcpu().ok();
     // The mask the thread inherits, restored before it starts anything.
     let all = nix::sched::sched_getaffinity(this).ok();
-    let restore = all;
     // Detached: where calls get namespaces, the thread then waits as the
     // first call's init thread (started now, off the call's path); it ends
     // with the process.
@@ -353,7 +352,7 @@ pub fn probe_ahead(tmp_base: impl Into<PathBuf>, expect: Expect) {
             let _ = wait_moved.recv();
             // Before any thread or init is started from here: they inherit
             // the mask.
-            if let Some(all) = restore {
+            if let Some(all) = all {
                 let _ = nix::sched::sched_setaffinity(this, &all);
             }
             // A process that makes no call needs no reaper.
