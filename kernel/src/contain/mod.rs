@@ -5,6 +5,7 @@
 //! can do when they miss. See the crate's front page for the table of
 //! threats, mechanisms and what remains.
 
+mod armed;
 mod cgroup;
 mod elf;
 pub(crate) mod rules;

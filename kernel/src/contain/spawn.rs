@@ -180,6 +180,31 @@ pub(crate) struct ChildPlan<'a> {
     /// tells the init thread that the next warm init can be made without
     /// delaying this call's program. Otherwise -1.
     pub(crate) started: RawFd,
+    /// The seccomp filter's template and whether `execve` is pinned
+    /// (`seccomp` is it, with this call's pointers written in): what an
+    /// armed process must have installed to take the call.
+    pub(crate) template: Option<Template<'a>>,
+    /// Set by a warm init on its copy of the plan: its armed process takes
+    /// the call (see [`super::armed`]).
+    pub(crate) armed: Option<Armed>,
+}
+
+/// A call's seccomp filter, as an armed process is armed with it.
+#[derive(Clone, Copy)]
+pub(crate) struct Template<'a> {
+    /// The compiled filter, without pinned pointers.
+    pub(crate) program: &'a [seccompiler::sock_filter],
+    /// Whether its `execve` is pinned (otherwise any `execve` is allowed).
+    pub(crate) pinned: bool,
+}
+
+/// A warm init's armed process, taking the call.
+#[derive(Clone, Copy)]
+pub(crate) struct Armed {
+    /// Its pid, in the call's PID namespace.
+    pub(crate) pid: c_int,
+    /// The address of its [`super::armed::ArmedSpace`].
+    pub(crate) space: usize,
 }
 
 /// The size of the program's stack from its start to `execve`; the
@@ -222,6 +247,9 @@ const INIT_STACK: usize = 256 * 1024;
 pub(super) struct InitStack {
     base: *mut libc::c_void,
     len: usize,
+    /// Where the armed processes of inits on this stack run (init threads'
+    /// stacks only; see [`super::armed`]).
+    space: Option<super::armed::ArmedSpace>,
 }
 
 // SAFETY: the mapping is plain memory owned by this value; it is only
@@ -247,13 +275,29 @@ impl InitStack {
         if base == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
         }
-        let stack = InitStack { base, len };
+        let stack = InitStack {
+            base,
+            len,
+            space: None,
+        };
         // SAFETY: the lowest page of the mapping just made: an overflow
         // faults instead of writing below it.
         if unsafe { libc::mprotect(base, 4096, libc::PROT_NONE) } != 0 {
             return Err(std::io::Error::last_os_error());
         }
         Ok(stack)
+    }
+
+    /// This stack with a space for its inits' armed processes (none when
+    /// it cannot be mapped).
+    fn with_space(mut self) -> InitStack {
+        self.space = super::armed::ArmedSpace::new();
+        self
+    }
+
+    /// The space for the armed processes of inits on this stack.
+    pub(super) fn space(&self) -> Option<&super::armed::ArmedSpace> {
+        self.space.as_ref()
     }
 
     /// The 16-byte aligned top, where the stack starts.
@@ -328,7 +372,7 @@ pub(crate) fn clone_init_shared(plan: &ChildPlan<'_>) -> std::io::Result<libc::p
             let handed = InitRequest::Handed {
                 running,
                 program_start,
-                next_proc: next_warm(plan),
+                next: next_warm(plan),
             };
             match thread.send(handed) {
                 Ok(()) => return Ok(pid),
@@ -442,13 +486,12 @@ enum InitRequest {
         reply: std::sync::mpsc::SyncSender<Result<libc::pid_t, i32>>,
     },
     /// The thread's warm init took a call (the caller handed it over): wait
-    /// for its program's start, make the next warm init (with a private
-    /// `/proc` or without, as `next_proc` says; none when `None`), wait for
-    /// its exit.
+    /// for its program's start, make the next warm init (as `next` says;
+    /// none when `None`), wait for its exit.
     Handed {
         running: Running,
         program_start: super::warm::ProgramStart,
-        next_proc: Option<bool>,
+        next: Option<WarmKind>,
     },
 }
 
@@ -495,11 +538,44 @@ fn receive_pid(
     }
 }
 
-/// Whether the next call gets a warm init after a call of `plan`, and with
-/// a private `/proc` or without, as this call has: only in a process that
-/// expects more calls.
-fn next_warm(plan: &ChildPlan<'_>) -> Option<bool> {
-    warm_fit(plan).filter(|_| super::expected() == super::Expect::Calls)
+/// What a warm init is made for: a call with a private `/proc` or without,
+/// and the filter its armed process installs, if it has one.
+pub(super) struct WarmKind {
+    pub(super) proc: bool,
+    pub(super) arm: Option<ArmSpec>,
+}
+
+/// The filter a warm init's armed process installs (see [`Template`]).
+pub(super) struct ArmSpec {
+    pub(super) program: Vec<seccompiler::sock_filter>,
+    pub(super) pinned: bool,
+}
+
+impl ArmSpec {
+    /// Whether a call of `template` can take a process armed with this.
+    pub(super) fn fits(&self, template: Option<Template<'_>>) -> bool {
+        template.is_some_and(|t| t.pinned == self.pinned && t.program == self.program.as_slice())
+    }
+}
+
+/// Whether the next call gets a warm init after a call of `plan`, and what
+/// for: as this call (its `/proc`, its filter), expecting the next one to
+/// be alike; only in a process that expects more calls.
+///
+/// Its program is armed only with a private `/proc`: the pointers an armed
+/// process's filter pins are those of a mapping of the integrator, which
+/// the integrator's `/proc/PID/maps` would show a program that can read
+/// it; with a private `/proc` no program sees the integrator at all.
+fn next_warm(plan: &ChildPlan<'_>) -> Option<WarmKind> {
+    warm_fit(plan)
+        .filter(|_| super::expected() == super::Expect::Calls)
+        .map(|proc| WarmKind {
+            proc,
+            arm: plan.template.filter(|_| proc).map(|template| ArmSpec {
+                program: template.program.to_vec(),
+                pinned: template.pinned,
+            }),
+        })
 }
 
 /// An init thread: for each call, starts the call's init (or learns that
@@ -523,14 +599,15 @@ fn init_thread(
     itself: &std::sync::mpsc::Sender<InitRequest>,
     warm: Option<(bool, FirstInitThread)>,
 ) {
-    let spare = InitStack::new(INIT_STACK).ok();
+    let stack = stack.with_space();
+    let spare = InitStack::new(INIT_STACK).ok().map(InitStack::with_space);
     // The next call's init runs on `current` (where its warm init waits);
     // `other` is free while it runs.
     let (mut current, mut other) = (&stack, spare.as_ref());
-    let start_warm = |stack: Option<&InitStack>, proc: Option<bool>| {
+    let start_warm = |stack: Option<&InitStack>, kind: Option<WarmKind>| {
         stack
-            .zip(proc)
-            .and_then(|(stack, proc)| super::warm::Warm::start(stack, proc))
+            .zip(kind)
+            .and_then(|(stack, kind)| super::warm::Warm::start(stack, kind))
     };
     let offer = |warm: Option<super::warm::Warm>| {
         let mut idle = idle_init_threads();
@@ -548,7 +625,9 @@ fn init_thread(
         true
     };
     if let Some((proc, first)) = warm {
-        let offered = offer(start_warm(other.map(|_| current), Some(proc)));
+        // No call yet: no filter to arm a program with.
+        let first_kind = WarmKind { proc, arm: None };
+        let offered = offer(start_warm(other.map(|_| current), Some(first_kind)));
         // Offered (or not, with enough idle threads): the promise is over.
         drop(first);
         if !offered {
@@ -556,12 +635,12 @@ fn init_thread(
         }
     }
     for request in requests {
-        let (started, program_start, next_proc) = match request {
+        let (started, program_start, next) = match request {
             InitRequest::Handed {
                 running,
                 program_start,
-                next_proc,
-            } => (Ok(running), Some(program_start), next_proc),
+                next,
+            } => (Ok(running), Some(program_start), next),
             InitRequest::Clone {
                 plan_address,
                 reply,
@@ -571,13 +650,13 @@ fn init_thread(
                 // unchanged until the program has called `execve`, long
                 // after this answer.
                 let plan = unsafe { &*(plan_address as *const ChildPlan<'_>) };
-                let next_proc = next_warm(plan);
+                let next = next_warm(plan);
                 // `current` is free: the caller took this thread's warm
                 // init, if it had one, and ended it (it did not fit) or
                 // there was none.
                 let started = clone_on(current, init_entry, plan_address);
                 let _ = reply.send(started.as_ref().map(|running| running.pid).map_err(|e| *e));
-                (started, None, next_proc)
+                (started, None, next)
             }
         };
         // The next warm init is made once this call's program has started:
@@ -585,7 +664,7 @@ fn init_thread(
         if let Some(program_start) = program_start {
             program_start.wait();
         }
-        let waiting = start_warm(other, next_proc);
+        let waiting = start_warm(other, next);
         if let Ok(running) = started {
             wait_exited(running.pidfd);
         }
@@ -776,6 +855,8 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
         probe: true,
         prepared: false,
         started: -1,
+        template: None,
+        armed: None,
     };
     let pid = clone_probe(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
     drop(report_w);
@@ -1182,7 +1263,12 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
     );
     let watch_limit = ns.watch_processes.filter(|_| ns.proc);
     let linger = ns.linger;
-    let program = if plan.program_stack.is_null() {
+    let program = if let Some(armed) = plan.armed {
+        // Its filter is installed: it goes on from its call's plan, and
+        // this process waits as for a `vfork` (see `super::armed`).
+        super::armed::fire(armed.space, plan);
+        c_long::from(armed.pid)
+    } else if plan.program_stack.is_null() {
         // SAFETY: as in `clone_child`: the program's process runs only
         // `program_main`, which never returns.
         let program =
@@ -1535,6 +1621,58 @@ extern "C" fn program_entry(plan: *mut libc::c_void) -> c_int {
 #[expect(unsafe_code)]
 fn program_main(plan: &ChildPlan<'_>) -> ! {
     let report = plan.report;
+    program_setup(plan);
+    // SAFETY: raw calls on the child's own state and on the filter and
+    // strings the parent prepared; see `child_main`.
+    unsafe {
+        if let Some(filter) = plan.seccomp
+            && libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER,
+                filter as *const libc::sock_fprog,
+                0,
+                0,
+            ) != 0
+        {
+            fail(report, Stage::Seccomp, errno());
+        }
+        libc::execve(
+            plan.program.as_ptr(),
+            plan.argv.as_ptr(),
+            plan.envp.as_ptr(),
+        );
+        fail(report, Stage::Exec, errno())
+    }
+}
+
+/// The program's side in an armed process (see [`super::armed`]), whose
+/// filter is installed: its own descriptor table first (it shared its
+/// init's until now), then as [`program_main`], the command copied into
+/// the space at `space` for the pinned `execve`.
+#[expect(unsafe_code)]
+pub(super) fn armed_program_main(plan: &ChildPlan<'_>, space: usize) -> ! {
+    let report = plan.report;
+    // SAFETY: a raw unshare of this process's own descriptor table.
+    if unsafe { libc::unshare(libc::CLONE_FILES) } != 0 {
+        fail(report, Stage::Stdio, errno());
+    }
+    program_setup(plan);
+    let Some((path, argv, envp)) = super::armed::fill(space, plan) else {
+        fail(report, Stage::Exec, libc::E2BIG)
+    };
+    // SAFETY: the strings and lists just copied into the space, alive
+    // until `execve` replaces this process's memory.
+    unsafe {
+        libc::execve(path, argv, envp);
+    }
+    fail(report, Stage::Exec, errno())
+}
+
+/// What every program does before its filter and `execve`: signals, stdio,
+/// workspace, limits, privileges, Landlock.
+#[expect(unsafe_code)]
+fn program_setup(plan: &ChildPlan<'_>) {
+    let report = plan.report;
     // SAFETY: raw calls on the child's own state and on descriptors and
     // strings the parent prepared; see `child_main`.
     unsafe {
@@ -1575,23 +1713,6 @@ fn program_main(plan: &ChildPlan<'_>) -> ! {
             }
             libc::close(plan.landlock);
         }
-        if let Some(filter) = plan.seccomp
-            && libc::prctl(
-                libc::PR_SET_SECCOMP,
-                libc::SECCOMP_MODE_FILTER,
-                filter as *const libc::sock_fprog,
-                0,
-                0,
-            ) != 0
-        {
-            fail(report, Stage::Seccomp, errno());
-        }
-        libc::execve(
-            plan.program.as_ptr(),
-            plan.argv.as_ptr(),
-            plan.envp.as_ptr(),
-        );
-        fail(report, Stage::Exec, errno())
     }
 }
 

@@ -263,6 +263,11 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         probe: false,
         prepared: false,
         started: -1,
+        template: plan.seccomp(request.access).map(|program| spawn::Template {
+            program,
+            pinned: request.helpers.is_empty(),
+        }),
+        armed: None,
     };
     let pid = spawn::clone_init_shared(&child).map_err(|source| KernelError::Spawn {
         path: request.program.to_path_buf(),

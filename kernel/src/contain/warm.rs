@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use libc::c_int;
 
-use super::spawn::{self, ChildPlan, InitStack, Running};
+use super::spawn::{self, ArmSpec, ChildPlan, InitStack, Running, WarmKind};
 
 /// At most this many warm inits wait at once (one per init thread at
 /// most): a server making calls one after another uses one; a burst of
@@ -55,6 +55,16 @@ struct Setup {
     proc: bool,
     /// The warm init's end of its socket.
     socket: RawFd,
+    /// The space and filter of its armed process, if it makes one.
+    arm: Option<ArmSetup>,
+}
+
+/// What a warm init arms its program process with (see [`super::armed`]).
+struct ArmSetup {
+    /// The address of the init stack's [`super::armed::ArmedSpace`].
+    space: usize,
+    /// The filter, its `execve` pinned to the space's pointers (or not).
+    filter: Vec<seccompiler::sock_filter>,
 }
 
 /// A warm init waiting for its call, owned by the init thread that cloned
@@ -65,33 +75,46 @@ pub(super) struct Warm {
     setup: Box<Setup>,
     /// This thread's end of the socket.
     socket: OwnedFd,
+    /// The filter its armed process installs, if it makes one: a call
+    /// with this filter (and a command that fits) is taken by that process.
+    arm: Option<ArmSpec>,
 }
 
 impl Warm {
     /// Clones a warm init on `stack` (free: no init of this thread runs),
-    /// with a private `/proc` when `proc`; `None` when enough wait already
-    /// or it cannot be made (the next call's init is then cloned for it).
-    /// Does not wait for its setup.
-    pub(super) fn start(stack: &InitStack, proc: bool) -> Option<Warm> {
+    /// for calls of `kind`; `None` when enough wait already or it cannot be
+    /// made (the next call's init is then cloned for it). Does not wait for
+    /// its setup.
+    pub(super) fn start(stack: &InitStack, kind: WarmKind) -> Option<Warm> {
         if WAITING.fetch_add(1, Ordering::AcqRel) >= MAX_WARM {
             WAITING.fetch_sub(1, Ordering::AcqRel);
             return None;
         }
-        let warm = Warm::clone_on(stack, proc);
+        let warm = Warm::clone_on(stack, kind);
         if warm.is_none() {
             WAITING.fetch_sub(1, Ordering::AcqRel);
         }
         warm
     }
 
-    fn clone_on(stack: &InitStack, proc: bool) -> Option<Warm> {
+    fn clone_on(stack: &InitStack, kind: WarmKind) -> Option<Warm> {
         let (ours, theirs) = socket_pair()?;
         let (uid_map, gid_map) = super::identity_maps();
+        let arm = kind.arm.zip(stack.space());
         let setup = Box::new(Setup {
             uid_map,
             gid_map,
-            proc,
+            proc: kind.proc,
             socket: theirs.as_raw_fd(),
+            arm: arm.as_ref().map(|(spec, space)| ArmSetup {
+                space: space.address(),
+                filter: if spec.pinned {
+                    let (path, argv, envp) = space.pins();
+                    super::seccomp::pinned(&spec.program, path, argv, envp)
+                } else {
+                    super::seccomp::unpinned(&spec.program)
+                },
+            }),
         });
         let address = &*setup as *const Setup as usize;
         let running = spawn::clone_on(stack, warm_entry, address).ok()?;
@@ -102,6 +125,7 @@ impl Warm {
             running,
             setup,
             socket: ours,
+            arm: arm.map(|(spec, _)| spec),
         };
         if warm.running.pidfd < 0 {
             // Without a pidfd its call's end could not be waited for (the
@@ -138,7 +162,13 @@ impl Warm {
         }) && spawn::warm_fit(plan) == Some(self.setup.proc);
         // Sent only once it is ready: then it reads its setup no more, and
         // its own failures stay its own (the call's init is cloned).
-        if !fits || !self.ready() || !self.send(plan) {
+        // Its armed process takes the call if it has the call's filter and
+        // the command fits in its space; otherwise the init ends it.
+        let armed = self
+            .arm
+            .as_ref()
+            .is_some_and(|spec| spec.fits(plan.template) && super::armed::fits(plan));
+        if !fits || !self.ready() || !self.send(plan, armed) {
             self.end();
             return None;
         }
@@ -146,9 +176,9 @@ impl Warm {
         Some((self.running, ProgramStart(self.socket)))
     }
 
-    /// Sends the plan's address and its descriptors; false when the
-    /// message did not go.
-    fn send(&self, plan: &ChildPlan<'_>) -> bool {
+    /// Sends the plan's address, whether the armed process takes it, and
+    /// its descriptors; false when the message did not go.
+    fn send(&self, plan: &ChildPlan<'_>, armed: bool) -> bool {
         let fds = [
             plan.stdin,
             plan.output,
@@ -166,7 +196,11 @@ impl Warm {
                 count += 1;
             }
         }
-        let data = [plan as *const ChildPlan<'_> as usize as u64, mask];
+        let data = [
+            plan as *const ChildPlan<'_> as usize as u64,
+            mask,
+            u64::from(armed),
+        ];
         send_with_fds(&self.socket, &data, &sent[..count])
     }
 
@@ -178,6 +212,7 @@ impl Warm {
             running,
             setup,
             socket,
+            arm: _,
         } = self;
         drop(socket);
         let pid = nix::unistd::Pid::from_raw(running.pid);
@@ -209,6 +244,10 @@ impl ProgramStart {
     }
 }
 
+/// The words of a call's message: the plan's address, the mask of the
+/// descriptors sent, whether the armed process takes the call.
+const MESSAGE: usize = 3;
+
 /// The byte a warm init sends once its setup is done.
 const READY: u8 = b'r';
 
@@ -239,7 +278,7 @@ fn socket_pair() -> Option<(OwnedFd, OwnedFd)> {
 struct Control([u8; 64]);
 
 /// Sends `data` with `fds` attached, in one message, without `SIGPIPE`.
-fn send_with_fds(socket: &OwnedFd, data: &[u64; 2], fds: &[RawFd]) -> bool {
+fn send_with_fds(socket: &OwnedFd, data: &[u64; MESSAGE], fds: &[RawFd]) -> bool {
     let mut control = Control([0; 64]);
     let bytes = std::mem::size_of_val(fds);
     #[expect(unsafe_code)]
@@ -325,16 +364,41 @@ fn warm_main(setup: &Setup) -> ! {
         // empty). Neither changes what this init may do.
         spawn::reset_signals();
         spawn::empty_bounding_set();
+        // The program's process, its filter installed, before the call
+        // comes; `setup` (which holds the filter) is read until it is.
+        let space = setup.arm.as_ref().map_or(0, |arm| arm.space);
+        let armed = setup.arm.as_ref().and_then(|arm| {
+            let filter = libc::sock_fprog {
+                len: u16::try_from(arm.filter.len()).unwrap_or(u16::MAX),
+                filter: arm.filter.as_ptr().cast_mut().cast::<libc::sock_filter>(),
+            };
+            super::armed::arm(arm.space, &filter)
+        });
         // Named for observers (`ps`): waiting, not yet any call's init.
         libc::prctl(libc::PR_SET_NAME, c"jig-waiting".as_ptr(), 0, 0, 0);
         // From here on `setup` is not read: its owner may free it.
         if libc::write(socket, (&READY as *const u8).cast(), 1) != 1 {
             libc::_exit(127);
         }
-        let Some(call) = receive_call(socket) else {
+        let Some((mut call, take)) = receive_call(socket) else {
             // The thread closed its end: no call for this one.
             libc::_exit(0)
         };
+        match armed {
+            Some((pid, _listener)) if take => {
+                // The listener stays open until this process exits: it
+                // holds the filter, whose freeing then comes after the
+                // call's report.
+                call.armed = Some(spawn::Armed { pid, space });
+            }
+            Some((pid, _)) => {
+                // Not this call's filter, or its command does not fit: the
+                // program is cloned; the armed process is reaped with the
+                // call's other processes.
+                libc::kill(pid, libc::SIGKILL);
+            }
+            None => {}
+        }
         // The socket stays open until the program has started (`started`
         // in the call's plan): its end-of-file is the thread's signal.
         libc::prctl(libc::PR_SET_NAME, c"jig-call".as_ptr(), 0, 0, 0);
@@ -346,10 +410,11 @@ fn warm_main(setup: &Setup) -> ! {
 }
 
 /// Receives the call's message: a copy of its plan with the descriptors
-/// as numbered here. `None` at end-of-file or on a malformed message.
+/// as numbered here, and whether the armed process takes the call. `None`
+/// at end-of-file or on a malformed message.
 #[expect(unsafe_code)]
-fn receive_call(socket: RawFd) -> Option<ChildPlan<'static>> {
-    let mut data = [0u64; 2];
+fn receive_call(socket: RawFd) -> Option<(ChildPlan<'static>, bool)> {
+    let mut data = [0u64; MESSAGE];
     let mut control = Control([0; 64]);
     // SAFETY: recvmsg into local buffers described by the header; the
     // descriptors are read from the one `SCM_RIGHTS` header, within the
@@ -415,6 +480,6 @@ fn receive_call(socket: RawFd) -> Option<ChildPlan<'static>> {
         plan.go = -1;
         plan.prepared = true;
         plan.started = socket;
-        Some(plan)
+        Some((plan, data[2] == 1))
     }
 }

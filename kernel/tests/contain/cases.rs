@@ -109,6 +109,10 @@ pub(crate) const ALL: &[Case] = &[
         "every_call_runs_on_the_integrators_processors",
         every_call_runs_on_the_integrators_processors,
     ),
+    (
+        "an_armed_program_is_contained_as_a_cloned_one",
+        an_armed_program_is_contained_as_a_cloned_one,
+    ),
 ];
 
 fn py(script: &str) -> Vec<String> {
@@ -1021,26 +1025,41 @@ fn a_path_protected_for_one_run() {
     let _ = std::fs::remove_file(&hook);
 }
 
-/// The next call's init, made while a call runs (a warm init), holds no
+/// The next call's init, made while a call runs (a warm init), and its
+/// armed program process (which shares its descriptor table) hold no
 /// descriptor of the integrator (an inheritable canary file among them)
-/// and none of its standard streams, only `/dev/null` and its socket; it
-/// is gone soon after the integrator exits.
+/// and none of its standard streams, only `/dev/null`, the init's socket
+/// and the listener that keeps the armed process's seccomp filter; both
+/// are gone soon after the integrator exits.
 fn a_waiting_init_holds_nothing_and_ends_with_the_integrator() {
     let world = World::new();
     let text = run_listing_inits(&world, &["true"], &[]);
-    let waiting = listed_inits(&text, "waiting ", |line, descriptors| {
+    let holds_nothing = |line: &str, descriptors: &[&str]| {
         let null = descriptors.iter().filter(|d| **d == "/dev/null").count();
         let sockets = descriptors
             .iter()
             .filter(|d| d.starts_with("socket:"))
             .count();
+        // `anon_inode:seccomp notify`, two fields of the line.
+        let listeners = descriptors
+            .windows(2)
+            .filter(|pair| pair == &["anon_inode:seccomp", "notify"])
+            .count();
         assert!(
-            null == 3 && sockets == 1 && descriptors.len() == 4,
-            "a waiting init holds more than /dev/null and its socket: {line}"
+            null == 3 && sockets == 1 && listeners <= 1 && descriptors.len() == 4 + 2 * listeners,
+            "a waiting init holds more than /dev/null, its socket and a listener: {line}"
         );
-    });
+    };
+    let waiting = listed_inits(&text, "waiting ", holds_nothing);
     assert!(!waiting.is_empty(), "no waiting init was found: {text}");
+    // The call before it had a filter: the init armed a program process.
+    let armed = listed_inits(&text, "armed ", holds_nothing);
+    assert!(
+        !armed.is_empty(),
+        "no armed program process was found: {text}"
+    );
     wait_gone(&waiting, "waiting init");
+    wait_gone(&armed, "armed program process");
 }
 
 /// The output of a contained, read-only integrator that runs `argv`,
@@ -1168,6 +1187,66 @@ fn every_call_runs_on_the_integrators_processors() {
         programs.iter().all(|mask| *mask == integrator),
         "a call's program ran on fewer processors than its integrator ({integrator}): {text}"
     );
+}
+
+/// From an integrator's second call on, the program is its warm init's
+/// armed process, made (its seccomp filter installed) before the call
+/// came: it is as contained as a program cloned for its call. Each call's
+/// program says how old it was when it started its script (an armed one
+/// was made before the integrator's pause between calls, a cloned one
+/// moments before) and tries what only its filter refuses (to start its
+/// own program again, which Landlock lets it execute; a UDP socket, which
+/// Landlock does not cover) and what Landlock refuses (to write outside
+/// the workspace, to connect to a loopback listener).
+fn an_armed_program_is_contained_as_a_cloned_one() {
+    let world = World::new();
+    let marker = world.out("armed-marker");
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let udp_port = udp.local_addr().unwrap().port();
+    // Clock ticks (hundredths of a second) since this shell started.
+    let script = format!(
+        "read -r stat < /proc/self/stat; set -- $stat; start=${{22}}\n\
+         read -r up _ < /proc/uptime; now=${{up%.*}}${{up#*.}}\n\
+         echo \"age ticks: $((now - start))\"\n\
+         if \"$BASH\" -c 'exit 0' 2>/dev/null; then echo escaped: exec; else echo refused: exec; fi\n\
+         if (exec 3<>/dev/udp/127.0.0.1/{udp_port}) 2>/dev/null; then echo escaped: udp; \
+         else echo refused: udp; fi\n\
+         if (echo x > '{marker}') 2>/dev/null; then echo escaped: write; else echo refused: write; fi\n\
+         if (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null; then echo escaped: connect; \
+         else echo refused: connect; fi\n",
+        marker = marker.display(),
+    );
+    let calls = 4;
+    let text = run_listing_inits(
+        &world,
+        &["bash", "-c", &script],
+        &[(crate::integrator::CALLS, "4")],
+    );
+    let ages: Vec<u64> = text
+        .lines()
+        .filter_map(|line| line.split("age ticks: ").nth(1))
+        .map(|age| age.trim().parse().unwrap())
+        .collect();
+    assert_eq!(ages.len(), calls, "not every call ran: {text}");
+    // Made at least 20 ms before it ran: during the previous call, before
+    // the integrator's 30 ms pause.
+    assert!(
+        ages[1..].iter().all(|age| *age >= 2),
+        "a later call's program was not armed ahead: {text}"
+    );
+    for what in ["exec", "udp", "write", "connect"] {
+        assert_eq!(
+            text.matches(&format!("refused: {what}")).count(),
+            calls,
+            "a call's program was not refused to {what}: {text}"
+        );
+    }
+    assert!(!text.contains("escaped"), "{text}");
+    assert!(!marker.exists(), "a program wrote outside the workspace");
+    assert!(!accepted(&listener), "a program reached the listener");
 }
 
 /// A waiting init killed from outside (or dead for any reason) is not

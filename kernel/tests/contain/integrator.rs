@@ -77,7 +77,14 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
                 } else {
                     std::time::Duration::from_secs(5)
                 };
-                print_inits(&mut stdout, "waiting", support::waiting_inits(limit));
+                let waiting = support::waiting_inits(limit);
+                // Each one's armed program process, made with it.
+                let armed: Vec<support::ChildInit> = waiting
+                    .iter()
+                    .flat_map(|init| support::children_of_named(&init.pid.to_string(), "jig-armed"))
+                    .collect();
+                print_inits(&mut stdout, "waiting", waiting);
+                print_inits(&mut stdout, "armed", armed);
                 // The inits of calls still there (a one-call process's
                 // lingers until the process ends).
                 print_inits(
@@ -119,7 +126,8 @@ fn print_inits(stdout: &mut impl Write, label: &str, inits: Vec<support::ChildIn
 }
 
 /// Set in an integrator's environment: after its call it lists the waiting
-/// inits it has (`waiting PID START DESCRIPTOR...`).
+/// inits it has (`waiting PID START DESCRIPTOR...`) and their armed
+/// program processes (`armed PID START DESCRIPTOR...`).
 pub(crate) const SHOW_WAITING: &str = "JIG_TEST_SHOW_WAITING";
 
 /// Set in an integrator's environment: how many times it runs its argv

@@ -187,8 +187,16 @@ pub(crate) struct ChildInit {
 /// This process's living children named `comm` (those of every thread),
 /// with what each holds.
 pub(crate) fn children_named(comm: &str) -> Vec<ChildInit> {
+    children_of_named("self", comm)
+}
+
+/// The living children named `comm` of process `parent` (a pid, or
+/// `self`), with what each holds.
+pub(crate) fn children_of_named(parent: &str, comm: &str) -> Vec<ChildInit> {
     let mut found = Vec::new();
-    let tasks = std::fs::read_dir("/proc/self/task").into_iter().flatten();
+    let tasks = std::fs::read_dir(format!("/proc/{parent}/task"))
+        .into_iter()
+        .flatten();
     for task in tasks.flatten() {
         let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
         for pid in children

@@ -1,0 +1,369 @@
+//! Armed programs: a warm init's program process, cloned before its call
+//! with the call's seccomp filter already installed.
+//!
+//! Installing a seccomp filter is the dearest step of a program's set-up:
+//! the operating system translates the filter and compiles it to machine
+//! code, runs it once per system-call number to learn which numbers it
+//! always allows, and, when the last process using it exits, frees the
+//! compiled code on a worker that preempts that exit. A warm init (see
+//! [`super::warm`]) therefore clones its call's program process ahead, as
+//! soon as its namespaces are set up, with the filter the previous call
+//! had: the armed process installs it, asking for a listener descriptor
+//! that the init keeps (it holds the filter, so the freeing comes with the
+//! init's exit, after the call's report), says so, and waits.
+//!
+//! When the call comes and fits (the same filter; its command within the
+//! space below), the init wakes the armed process instead of cloning a
+//! program: it takes a copy of the descriptor table it shared with the
+//! init, does what a cloned program does (standard streams, directory,
+//! limits, capabilities, Landlock), copies its command into its space, and
+//! calls `execve` with the pointers its filter pins. A call that does not
+//! fit ends the armed process and clones its program as before.
+//!
+//! The armed process shares the integrator's memory, as the init does,
+//! until `execve`, on a stack of its own; the init learns that it has
+//! called `execve` (or exited) as a `vfork` parent does: the operating
+//! system clears a word when it lets go of the shared memory
+//! (`CLONE_CHILD_CLEARTID`), and wakes whoever waits on it.
+//!
+//! The pinned pointers are those of this space, one per init stack, at an
+//! address the operating system chose. The program cannot read its filter
+//! or the integrator's memory to learn them, as with a cloned program's,
+//! nor the integrator's `/proc/PID/maps`, which would show the space: a
+//! warm init arms a program only when the call has a private `/proc`,
+//! where the integrator is not seen at all.
+
+use std::ffi::c_char;
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicUsize, Ordering};
+
+use libc::c_int;
+
+use super::spawn::{self, ChildPlan};
+
+/// The armed process's stack, up to `execve`: raw system calls with small
+/// frames.
+const STACK: usize = 64 * 1024;
+/// Where the shared words are, after the guard page and the stack.
+const CONTROL: usize = 4096 + STACK;
+/// Where the command is copied: after the page of shared words.
+const AREA: usize = CONTROL + 4096;
+/// The command's arguments (pointers, the last one null) at the area's
+/// start, at most this many.
+const ARGV_SLOTS: usize = 4096;
+/// Its environment (pointers, the last one null) after them, at most this
+/// many.
+const ENVP_SLOTS: usize = 4096;
+/// The strings after both: the program's path first, then the arguments',
+/// then the environment's.
+const STRINGS: usize = (ARGV_SLOTS + ENVP_SLOTS) * std::mem::size_of::<usize>();
+/// The area's size: a command whose strings need more is not armed.
+const AREA_LEN: usize = 512 * 1024;
+/// The whole mapping.
+const LEN: usize = AREA + AREA_LEN;
+
+/// `life` before the armed process has installed its filter.
+const STARTING: u32 = u32::MAX - 1;
+/// `life` once the armed process waits for its call.
+const ARMED: u32 = u32::MAX;
+
+/// `SECCOMP_SET_MODE_FILTER`.
+const SET_MODE_FILTER: libc::c_ulong = 1;
+/// `SECCOMP_FILTER_FLAG_NEW_LISTENER`.
+const FLAG_NEW_LISTENER: libc::c_ulong = 1 << 3;
+
+/// The words the init and its armed process share.
+#[repr(C)]
+struct Control {
+    /// [`STARTING`], then [`ARMED`]; zero (written by the operating system)
+    /// once the armed process has called `execve` or exited.
+    life: AtomicU32,
+    /// Set to 1 when the call comes, after `plan`.
+    go: AtomicU32,
+    /// The address of the init's copy of the call's plan.
+    plan: AtomicUsize,
+}
+
+/// The memory of one init stack's armed processes: a guard page, the
+/// stack, the shared words, the area where the command is copied. Mapped
+/// once per init stack, unmapped when dropped (never while an init on that
+/// stack lives: its armed process dies with it).
+pub(super) struct ArmedSpace {
+    base: *mut libc::c_void,
+}
+
+// SAFETY: plain memory owned by this value, unmapped only by `drop`.
+#[expect(unsafe_code)]
+unsafe impl Send for ArmedSpace {}
+
+impl ArmedSpace {
+    /// Maps a space; `None` when it cannot be (no armed programs then).
+    #[expect(unsafe_code)]
+    pub(super) fn new() -> Option<ArmedSpace> {
+        // SAFETY: a fresh anonymous private mapping; nothing else refers to
+        // it. Pages are only allocated as they are touched.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                LEN,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return None;
+        }
+        let space = ArmedSpace { base };
+        // SAFETY: the lowest page of the mapping just made: a stack
+        // overflow faults instead of writing below it.
+        if unsafe { libc::mprotect(base, 4096, libc::PROT_NONE) } != 0 {
+            return None;
+        }
+        Some(space)
+    }
+
+    /// The space's address, as a warm init's setup carries it.
+    pub(super) fn address(&self) -> usize {
+        self.base as usize
+    }
+
+    /// The pointers the filter pins: the program's path, its arguments,
+    /// its environment (see [`fill`]).
+    pub(super) fn pins(&self) -> (usize, usize, usize) {
+        let area = self.address() + AREA;
+        (
+            area + STRINGS,
+            area,
+            area + ARGV_SLOTS * std::mem::size_of::<usize>(),
+        )
+    }
+}
+
+impl Drop for ArmedSpace {
+    #[expect(unsafe_code)]
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, used by no process any more.
+        unsafe { libc::munmap(self.base, LEN) };
+    }
+}
+
+/// The shared words of the space at `space`.
+#[expect(unsafe_code)]
+fn control(space: usize) -> &'static Control {
+    // SAFETY: `space` is the address of a live `ArmedSpace` (mapped,
+    // zero-filled, page-aligned), whose owner keeps it mapped while any
+    // process uses it; atomics of zero are valid values.
+    unsafe { &*((space + CONTROL) as *const Control) }
+}
+
+/// Whether the command of `plan` fits in an armed process's area: its
+/// pointer lists in their slots (each with its null end), its strings in
+/// the rest.
+pub(super) fn fits(plan: &ChildPlan<'_>) -> bool {
+    let mut bytes = plan.program.to_bytes_with_nul().len();
+    for (list, slots) in [(plan.argv, ARGV_SLOTS), (plan.envp, ENVP_SLOTS)] {
+        let count = list.iter().take_while(|p| !p.is_null()).count();
+        if count >= slots {
+            return false;
+        }
+        for &string in &list[..count] {
+            #[expect(unsafe_code)]
+            // SAFETY: a pointer of the plan's null-terminated list: a
+            // NUL-terminated string its owner keeps alive until `execve`.
+            let length = unsafe { libc::strlen(string) };
+            bytes = bytes.saturating_add(length + 1);
+        }
+    }
+    bytes <= AREA_LEN - STRINGS
+}
+
+/// What the armed process needs from its init to arm: its space and the
+/// filter (alive until the process says it is armed or exits).
+#[repr(C)]
+struct Arming {
+    space: usize,
+    filter: *const libc::sock_fprog,
+}
+
+/// In a warm init: clones the armed process on the space at `space`, to
+/// install `filter`, and waits until it has (or has died). Its pid, and
+/// the listener that holds its filter (or -1); `None` when it could not
+/// arm (the call's program is then cloned as usual).
+#[expect(unsafe_code)]
+pub(super) fn arm(space: usize, filter: &libc::sock_fprog) -> Option<(c_int, c_int)> {
+    let control = control(space);
+    control.life.store(STARTING, Ordering::Release);
+    control.go.store(0, Ordering::Release);
+    let arming = Arming {
+        space,
+        filter: filter as *const libc::sock_fprog,
+    };
+    let listener = AtomicI32::new(-1);
+    let arguments = (&arming, &listener);
+    let stack_top = (space + CONTROL) as *mut libc::c_void;
+    // SAFETY: the armed process shares this process's memory and its
+    // descriptor table, and runs only `armed_entry` on the space's stack
+    // (used by no other process: one armed process per warm init, one warm
+    // init per init stack at a time). What it reads here (`arguments`, on
+    // this stack) stays alive: this process waits below until it is armed
+    // or gone. It makes raw, async-signal-safe system calls only.
+    let pid = unsafe {
+        libc::clone(
+            armed_entry,
+            stack_top,
+            libc::CLONE_VM | libc::CLONE_FILES | libc::CLONE_CHILD_CLEARTID | libc::SIGCHLD,
+            (&arguments as *const (&Arming, &AtomicI32))
+                .cast_mut()
+                .cast(),
+            std::ptr::null_mut::<c_int>(),
+            std::ptr::null_mut::<libc::c_void>(),
+            control.life.as_ptr(),
+        )
+    };
+    if pid < 0 {
+        return None;
+    }
+    loop {
+        match control.life.load(Ordering::Acquire) {
+            ARMED => return Some((pid, listener.load(Ordering::Acquire))),
+            0 => return None,
+            now => futex_wait(&control.life, now),
+        }
+    }
+}
+
+/// In a warm init: hands the call of `plan` (this init's copy) to its
+/// armed process and waits, as a `vfork` parent, until that process has
+/// called `execve` or exited.
+pub(super) fn fire(space: usize, plan: &ChildPlan<'_>) {
+    let control = control(space);
+    control
+        .plan
+        .store(plan as *const ChildPlan<'_> as usize, Ordering::Release);
+    control.go.store(1, Ordering::Release);
+    futex_wake(&control.go);
+    loop {
+        match control.life.load(Ordering::Acquire) {
+            0 => return,
+            now => futex_wait(&control.life, now),
+        }
+    }
+}
+
+/// The armed process: its filter, the word that says it is armed, the
+/// wait for its call, then the program's side.
+extern "C" fn armed_entry(arguments: *mut libc::c_void) -> c_int {
+    #[expect(unsafe_code)]
+    // SAFETY: the init's `(&Arming, &AtomicI32)`, alive until `life` says
+    // armed or this process has exited (see `arm`); read only before that.
+    let (space, filter, listener_slot) = unsafe {
+        let (arming, listener) = *arguments.cast::<(&Arming, &AtomicI32)>();
+        (arming.space, arming.filter, listener)
+    };
+    #[expect(unsafe_code)]
+    // SAFETY: raw prctl and seccomp on this process's own state; `filter`
+    // points at the init's filter, alive until `life` says armed.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+        // Named for observers (`ps`) until `execve` names it after its
+        // program.
+        libc::prctl(libc::PR_SET_NAME, c"jig-armed".as_ptr(), 0, 0, 0);
+        // With its init's capabilities in the call's user namespace, the
+        // filter needs no `no_new_privs` yet (set before `execve`).
+        let mut listener = libc::syscall(
+            libc::SYS_seccomp,
+            SET_MODE_FILTER,
+            FLAG_NEW_LISTENER,
+            filter,
+        );
+        if listener < 0 {
+            // No listeners here (before Linux 5.0), or one further up.
+            listener = -1;
+            let no_flags: libc::c_ulong = 0;
+            if libc::syscall(libc::SYS_seccomp, SET_MODE_FILTER, no_flags, filter) != 0 {
+                libc::_exit(127);
+            }
+        }
+        listener_slot.store(listener as c_int, Ordering::Release);
+    }
+    let control = control(space);
+    control.life.store(ARMED, Ordering::Release);
+    futex_wake(&control.life);
+    while control.go.load(Ordering::Acquire) == 0 {
+        futex_wait(&control.go, 0);
+    }
+    #[expect(unsafe_code)]
+    // SAFETY: the init's copy of the call's plan, alive and unchanged
+    // until this process has called `execve` or exited (the init waits in
+    // `fire`).
+    let plan = unsafe { &*(control.plan.load(Ordering::Acquire) as *const ChildPlan<'_>) };
+    spawn::armed_program_main(plan, space)
+}
+
+/// Copies the command of `plan` into the area of the space at `space`, as
+/// [`ArmedSpace::pins`] says: the program's path, then the pointer lists,
+/// with their strings after. The pinned pointers, or `None` when it does
+/// not fit.
+#[expect(unsafe_code)]
+pub(super) fn fill(
+    space: usize,
+    plan: &ChildPlan<'_>,
+) -> Option<(*const c_char, *const *const c_char, *const *const c_char)> {
+    if !fits(plan) {
+        return None;
+    }
+    let area = space + AREA;
+    let argv = area as *mut *const c_char;
+    let envp = (area + ARGV_SLOTS * std::mem::size_of::<usize>()) as *mut *const c_char;
+    let mut next = (area + STRINGS) as *mut c_char;
+    // SAFETY: `fits` checked that every string and pointer fits in the
+    // area, which this process alone writes (its init waits); each source
+    // is a NUL-terminated string of the plan, alive until `execve`.
+    unsafe {
+        let mut copy = |string: *const c_char| {
+            let length = libc::strlen(string) + 1;
+            std::ptr::copy_nonoverlapping(string, next, length);
+            let copied = next.cast_const();
+            next = next.add(length);
+            copied
+        };
+        let path = copy(plan.program.as_ptr());
+        for (list, out) in [(plan.argv, argv), (plan.envp, envp)] {
+            let mut i = 0;
+            while let Some(&string) = list.get(i).filter(|p| !p.is_null()) {
+                *out.add(i) = copy(string);
+                i += 1;
+            }
+            *out.add(i) = std::ptr::null();
+        }
+        Some((path, argv.cast_const(), envp.cast_const()))
+    }
+}
+
+/// Waits while `word` holds `value` (or until a signal or a spurious
+/// wake-up: callers check again). Raw: errno, which this process shares
+/// with its init and the init's thread, is never read.
+#[expect(unsafe_code)]
+fn futex_wait(word: &AtomicU32, value: u32) {
+    // SAFETY: a futex wait on a live word of shared memory (not private:
+    // the waiter and the waker are different processes, sharing it).
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT,
+            value,
+            std::ptr::null::<libc::timespec>(),
+        );
+    }
+}
+
+/// Wakes whoever waits on `word`.
+#[expect(unsafe_code)]
+fn futex_wake(word: &AtomicU32) {
+    // SAFETY: a futex wake on a live word.
+    unsafe {
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, c_int::MAX);
+    }
+}
