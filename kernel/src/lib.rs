@@ -100,6 +100,18 @@
 //! - the init starts the program as `posix_spawn` does (`CLONE_VM |
 //!   CLONE_VFORK`, on a stack of its own until `execve`): no page of the
 //!   init is copied for it;
+//! - a warm init also *arms* its call's program ahead, when the call
+//!   before had a private `/proc`: it clones the program's process, which
+//!   installs the seccomp filter that call had (translating, compiling and
+//!   caching a filter was the dearest step of a program's set-up) and
+//!   waits (`ps` shows `jig-armed`). A call with the same filter, whose
+//!   command fits in the process's space, wakes it instead of a clone; it
+//!   does the rest of a program's set-up, copies its command into that
+//!   space and calls `execve` with the pointers its filter pins. The init
+//!   keeps the filter's listener descriptor until it exits, so the
+//!   filter's freeing (a worker that would preempt the program's exit)
+//!   comes after the report. Any other call ends the armed process and
+//!   clones its program;
 //! - when the program has ended, the init kills and reaps every other
 //!   process of the call, then reports the program's status; the parent
 //!   returns on that report, and the init's own exit, where the operating
