@@ -233,6 +233,12 @@ pub(super) fn arm(space: usize, filter: &libc::sock_fprog) -> Option<(c_int, c_i
     }
 }
 
+/// Whether the armed process on the space at `space` still waits for its
+/// call (it may have been killed since it armed).
+pub(super) fn waiting(space: usize) -> bool {
+    control(space).life.load(Ordering::Acquire) == ARMED
+}
+
 /// In a warm init: hands the call of `plan` (this init's copy) to its
 /// armed process and waits, as a `vfork` parent, until that process has
 /// called `execve` or exited.

@@ -385,7 +385,9 @@ fn warm_main(setup: &Setup) -> ! {
             libc::_exit(0)
         };
         match armed {
-            Some((pid, _listener)) if take => {
+            // Still waiting: one killed since (from outside) is not woken,
+            // the program is cloned instead.
+            Some((pid, _listener)) if take && super::armed::waiting(space) => {
                 // The listener stays open until this process exits: it
                 // holds the filter, whose freeing then comes after the
                 // call's report.
