@@ -396,14 +396,16 @@ impl Framer {
         if call && let Err(text) = normalize_arguments(&mut message) {
             return self.answer(id, INVALID_PARAMS, text).await;
         }
-        let typed: RxJsonRpcMessage<RoleServer> =
-            match serde_json::from_value(Value::Object(message)) {
+        let typed = match call.then(|| typed_call(&key, &mut message)).flatten() {
+            Some(typed) => typed,
+            None => match serde_json::from_value(Value::Object(message)) {
                 Ok(typed) => typed,
                 Err(error) => {
                     let text = format!("invalid params for {method}: {error}");
                     return self.answer(id, INVALID_PARAMS, text).await;
                 }
-            };
+            },
+        };
         // Wait for room; reading pauses meanwhile.
         loop {
             let answered = self.pending.answered.notified();
@@ -426,6 +428,51 @@ impl Framer {
     async fn forward(&self, message: RxJsonRpcMessage<RoleServer>) -> Result<(), ()> {
         self.to_rmcp.send(message).await.map_err(drop)
     }
+}
+
+/// A `tools/call` of the usual shape (the envelope, `params` with a `name`
+/// and object `arguments`, nothing else; checked by
+/// [`normalize_arguments`] first) built as rmcp's typed message directly;
+/// `None` for any other shape, which is parsed as every other message is.
+/// Parsing walks rmcp's untagged message types variant by variant, buffering
+/// the text for each: it was most of the runtime's work for a call.
+fn typed_call(
+    id: &IdKey,
+    message: &mut Map<String, Value>,
+) -> Option<RxJsonRpcMessage<RoleServer>> {
+    use rmcp::model::{
+        CallToolRequest, CallToolRequestParams, ClientRequest, JsonRpcMessage, JsonRpcRequest,
+        NumberOrString,
+    };
+    let envelope = |key: &String| matches!(key.as_str(), "jsonrpc" | "id" | "method" | "params");
+    let Some(Value::Object(params)) = message.get("params") else {
+        return None;
+    };
+    if !message.keys().all(envelope)
+        || !params
+            .keys()
+            .all(|key| matches!(key.as_str(), "name" | "arguments"))
+    {
+        return None;
+    }
+    let Some(Value::Object(mut params)) = message.remove("params") else {
+        return None;
+    };
+    let Some(Value::String(name)) = params.remove("name") else {
+        return None;
+    };
+    let mut call = CallToolRequestParams::new(name);
+    match params.remove("arguments") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(arguments)) => call = call.with_arguments(arguments),
+        Some(_) => return None,
+    }
+    let id = match id {
+        IdKey::Number(n) => NumberOrString::Number(*n),
+        IdKey::Text(text) => NumberOrString::String(text.as_str().into()),
+    };
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(call));
+    Some(JsonRpcMessage::Request(JsonRpcRequest::new(id, request)))
 }
 
 /// `tools/call`'s `arguments` made an object (a string holding a JSON object
@@ -525,6 +572,43 @@ mod tests {
             ["abc\n", "too long: 8", "ab\n", "last"]
         );
         assert_eq!(lines(b"abcde\n", 5), ["abcde\n"]);
+    }
+
+    #[test]
+    fn a_call_built_directly_is_the_message_rmcp_parses() {
+        let calls = [
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                   "params": {"name": "grep", "arguments": {"pattern": "a", "n": [1, {"b": null}]}}}),
+            json!({"jsonrpc": "2.0", "id": "x-1", "method": "tools/call", "params": {"name": "t"}}),
+            json!({"jsonrpc": "2.0", "id": -3, "method": "tools/call",
+                   "params": {"name": "t", "arguments": null}}),
+        ];
+        for call in calls {
+            let Value::Object(mut message) = call.clone() else {
+                unreachable!()
+            };
+            let key = IdKey::from_json(&call["id"]).unwrap();
+            let built = typed_call(&key, &mut message).expect("the usual shape is built");
+            let parsed: RxJsonRpcMessage<RoleServer> = serde_json::from_value(call).unwrap();
+            assert_eq!(
+                serde_json::to_value(&built).unwrap(),
+                serde_json::to_value(&parsed).unwrap()
+            );
+        }
+        // Anything more is left to rmcp's parser, untouched.
+        for other in [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": "t", "_meta": {"progressToken": 1}}}),
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"},
+                   "extra": true}),
+        ] {
+            let Value::Object(mut message) = other.clone() else {
+                unreachable!()
+            };
+            let key = IdKey::from_json(&other["id"]).unwrap();
+            assert!(typed_call(&key, &mut message).is_none());
+            assert_eq!(Value::Object(message), other);
+        }
     }
 
     #[test]
