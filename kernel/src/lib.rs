@@ -81,7 +81,9 @@
 //!   both inherited by the program) are done when the call comes, which
 //!   sends it the
 //!   address of its plan and, over a socket (`SCM_RIGHTS`), its
-//!   descriptors; the warm init then mounts the call's tmpfs and goes on
+//!   descriptors; the warm init then mounts the call's tmpfs (unless the
+//!   one it mounted ahead, as the call before asked for it, is the
+//!   call's: same folder, same options) and goes on
 //!   as an init cloned for the call (`ps` shows it as `jig-waiting` until
 //!   then, `jig-call` after). It serves one call only; between
 //!   calls it holds nothing of the integrator (its descriptors closed, its

@@ -15,7 +15,7 @@
 //! init's work that does not depend on its call is usually done ahead, by
 //! a warm init ([`super::warm`]).
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::os::fd::RawFd;
 use std::path::Path;
 
@@ -130,9 +130,9 @@ pub(crate) struct NsPlan<'a> {
     pub(crate) linger: bool,
     /// Paths made read-only, with the mount flags their file system has
     /// (which a user namespace may not drop).
-    pub(crate) read_only: &'a [(std::ffi::CString, libc::c_ulong)],
+    pub(crate) read_only: &'a [(CString, libc::c_ulong)],
     /// Files hidden behind `/dev/null`.
-    pub(crate) masked: &'a [std::ffi::CString],
+    pub(crate) masked: &'a [CString],
     /// Landlock rights granted on the private `/proc` once mounted.
     pub(crate) proc_rights: u64,
 }
@@ -187,6 +187,9 @@ pub(crate) struct ChildPlan<'a> {
     /// Set by a warm init on its copy of the plan: its armed process takes
     /// the call (see [`super::armed`]).
     pub(crate) armed: Option<Armed>,
+    /// Set by a warm init on its copy of the plan: the call's tmpfs, as
+    /// the call asks for it, was mounted before the call came.
+    pub(crate) tmp_mounted: bool,
 }
 
 /// A call's seccomp filter, as an armed process is armed with it.
@@ -539,10 +542,12 @@ fn receive_pid(
 }
 
 /// What a warm init is made for: a call with a private `/proc` or without,
-/// and the filter its armed process installs, if it has one.
+/// the filter its armed process installs, if it has one, and the tmpfs it
+/// mounts ahead (where, with which options), if any.
 pub(super) struct WarmKind {
     pub(super) proc: bool,
     pub(super) arm: Option<ArmSpec>,
+    pub(super) tmp: Option<(CString, CString)>,
 }
 
 /// The filter a warm init's armed process installs (see [`Template`]).
@@ -575,6 +580,9 @@ fn next_warm(plan: &ChildPlan<'_>) -> Option<WarmKind> {
                 program: template.program.to_vec(),
                 pinned: template.pinned,
             }),
+            tmp: plan
+                .namespaces
+                .map(|ns| (ns.tmp.to_owned(), ns.tmpfs_options.to_owned())),
         })
 }
 
@@ -626,7 +634,11 @@ fn init_thread(
     };
     if let Some((proc, first)) = warm {
         // No call yet: no filter to arm a program with.
-        let first_kind = WarmKind { proc, arm: None };
+        let first_kind = WarmKind {
+            proc,
+            arm: None,
+            tmp: None,
+        };
         let offered = offer(start_warm(other.map(|_| current), Some(first_kind)));
         // Offered (or not, with enough idle threads): the promise is over.
         drop(first);
@@ -857,6 +869,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
         started: -1,
         template: None,
         armed: None,
+        tmp_mounted: false,
     };
     let pid = clone_probe(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
     drop(report_w);
@@ -1164,6 +1177,22 @@ pub(super) fn enter_namespaces(
     Ok(())
 }
 
+/// Mounts a call's tmpfs on `path` with `options`; false (errno set) when
+/// it could not be.
+pub(super) fn mount_tmp(path: &CStr, options: &CStr) -> bool {
+    #[expect(unsafe_code)]
+    // SAFETY: a mount call on NUL-terminated strings.
+    unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            path.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            options.as_ptr().cast(),
+        ) == 0
+    }
+}
+
 /// The rest of a call's init, in namespaces already entered
 /// ([`enter_namespaces`]): the call's tmpfs, its protected paths and
 /// masked files, the late Landlock rules, then the program, its wait and
@@ -1173,17 +1202,7 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
     let Some(ns) = &plan.namespaces else {
         program_main(plan)
     };
-    // SAFETY: a mount call on NUL-terminated strings the parent prepared.
-    let mounted = unsafe {
-        libc::mount(
-            c"tmpfs".as_ptr(),
-            ns.tmp.as_ptr(),
-            c"tmpfs".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV,
-            ns.tmpfs_options.as_ptr().cast(),
-        ) == 0
-    };
-    if !mounted {
+    if !plan.tmp_mounted && !mount_tmp(ns.tmp, ns.tmpfs_options) {
         fail(plan.report, Stage::MountTmp, errno());
     }
     for (path, flags) in ns.read_only {

@@ -268,6 +268,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             pinned: request.helpers.is_empty(),
         }),
         armed: None,
+        tmp_mounted: false,
     };
     let pid = spawn::clone_init_shared(&child).map_err(|source| KernelError::Spawn {
         path: request.program.to_path_buf(),

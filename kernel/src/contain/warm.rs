@@ -28,6 +28,7 @@
 //! was made: a file system mounted afterwards (in the integrator's
 //! namespace) is not seen by the next call, as it is not by a running one.
 
+use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -57,6 +58,8 @@ struct Setup {
     socket: RawFd,
     /// The space and filter of its armed process, if it makes one.
     arm: Option<ArmSetup>,
+    /// The tmpfs it mounts ahead (where, with which options), if any.
+    tmp: Option<(CString, CString)>,
 }
 
 /// What a warm init arms its program process with (see [`super::armed`]).
@@ -78,6 +81,9 @@ pub(super) struct Warm {
     /// The filter its armed process installs, if it makes one: a call
     /// with this filter (and a command that fits) is taken by that process.
     arm: Option<ArmSpec>,
+    /// The tmpfs it mounted ahead (where, with which options): a call that
+    /// asks for the same uses it.
+    tmp: Option<(CString, CString)>,
 }
 
 impl Warm {
@@ -106,6 +112,7 @@ impl Warm {
             gid_map,
             proc: kind.proc,
             socket: theirs.as_raw_fd(),
+            tmp: kind.tmp.clone(),
             arm: arm.as_ref().map(|(spec, space)| ArmSetup {
                 space: space.address(),
                 filter: if spec.pinned {
@@ -126,6 +133,7 @@ impl Warm {
             setup,
             socket: ours,
             arm: arm.map(|(spec, _)| spec),
+            tmp: kind.tmp,
         };
         if warm.running.pidfd < 0 {
             // Without a pidfd its call's end could not be waited for (the
@@ -168,7 +176,12 @@ impl Warm {
             .arm
             .as_ref()
             .is_some_and(|spec| spec.fits(plan.template) && super::armed::fits(plan));
-        if !fits || !self.ready() || !self.send(plan, armed) {
+        let tmp = plan.namespaces.is_some_and(|ns| {
+            self.tmp.as_ref().is_some_and(|(path, options)| {
+                ns.tmp == path.as_c_str() && ns.tmpfs_options == options.as_c_str()
+            })
+        });
+        if !fits || !self.ready() || !self.send(plan, armed, tmp) {
             self.end();
             return None;
         }
@@ -176,9 +189,10 @@ impl Warm {
         Some((self.running, ProgramStart(self.socket)))
     }
 
-    /// Sends the plan's address, whether the armed process takes it, and
-    /// its descriptors; false when the message did not go.
-    fn send(&self, plan: &ChildPlan<'_>, armed: bool) -> bool {
+    /// Sends the plan's address, whether the armed process takes it,
+    /// whether the tmpfs mounted ahead is the call's, and its descriptors;
+    /// false when the message did not go.
+    fn send(&self, plan: &ChildPlan<'_>, armed: bool, tmp: bool) -> bool {
         let fds = [
             plan.stdin,
             plan.output,
@@ -200,6 +214,7 @@ impl Warm {
             plan as *const ChildPlan<'_> as usize as u64,
             mask,
             u64::from(armed),
+            u64::from(tmp),
         ];
         send_with_fds(&self.socket, &data, &sent[..count])
     }
@@ -213,6 +228,7 @@ impl Warm {
             setup,
             socket,
             arm: _,
+            tmp: _,
         } = self;
         drop(socket);
         let pid = nix::unistd::Pid::from_raw(running.pid);
@@ -245,8 +261,9 @@ impl ProgramStart {
 }
 
 /// The words of a call's message: the plan's address, the mask of the
-/// descriptors sent, whether the armed process takes the call.
-const MESSAGE: usize = 3;
+/// descriptors sent, whether the armed process takes the call, whether the
+/// tmpfs mounted ahead is the call's.
+const MESSAGE: usize = 4;
 
 /// The byte a warm init sends once its setup is done.
 const READY: u8 = b'r';
@@ -364,6 +381,12 @@ fn warm_main(setup: &Setup) -> ! {
         // empty). Neither changes what this init may do.
         spawn::reset_signals();
         spawn::empty_bounding_set();
+        // The tmpfs the next call is expected to ask for (as the last one
+        // did), empty until then, seen by no other process.
+        let premounted = setup
+            .tmp
+            .as_ref()
+            .is_some_and(|(path, options)| spawn::mount_tmp(path, options));
         // The program's process, its filter installed, before the call
         // comes; `setup` (which holds the filter) is read until it is.
         let space = setup.arm.as_ref().map_or(0, |arm| arm.space);
@@ -380,10 +403,17 @@ fn warm_main(setup: &Setup) -> ! {
         if libc::write(socket, (&READY as *const u8).cast(), 1) != 1 {
             libc::_exit(127);
         }
-        let Some((mut call, take)) = receive_call(socket) else {
+        let Some((mut call, take, tmp)) = receive_call(socket) else {
             // The thread closed its end: no call for this one.
             libc::_exit(0)
         };
+        if premounted && !tmp {
+            // Not the call's: out of the way (the call mounts its own).
+            if let Some(ns) = &call.namespaces {
+                libc::umount2(ns.tmp.as_ptr(), libc::MNT_DETACH);
+            }
+        }
+        call.tmp_mounted = premounted && tmp;
         match armed {
             // Still waiting: one killed since (from outside) is not woken,
             // the program is cloned instead.
@@ -415,7 +445,7 @@ fn warm_main(setup: &Setup) -> ! {
 /// as numbered here, and whether the armed process takes the call. `None`
 /// at end-of-file or on a malformed message.
 #[expect(unsafe_code)]
-fn receive_call(socket: RawFd) -> Option<(ChildPlan<'static>, bool)> {
+fn receive_call(socket: RawFd) -> Option<(ChildPlan<'static>, bool, bool)> {
     let mut data = [0u64; MESSAGE];
     let mut control = Control([0; 64]);
     // SAFETY: recvmsg into local buffers described by the header; the
@@ -482,6 +512,6 @@ fn receive_call(socket: RawFd) -> Option<(ChildPlan<'static>, bool)> {
         plan.go = -1;
         plan.prepared = true;
         plan.started = socket;
-        Some((plan, data[2] == 1))
+        Some((plan, data[2] == 1, data[3] == 1))
     }
 }

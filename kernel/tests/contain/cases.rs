@@ -1191,7 +1191,9 @@ fn every_call_runs_on_the_integrators_processors() {
 
 /// From an integrator's second call on, the program is its warm init's
 /// armed process, made (its seccomp filter installed) before the call
-/// came: it is as contained as a program cloned for its call. Each call's
+/// came, and its temporary folder a tmpfs mounted before the call came: it
+/// is as contained as a program cloned for its call, and its temporary
+/// folder as empty and as writable. Each call's
 /// program says how old it was when it started its script (an armed one
 /// was made before the integrator's pause between calls, a cloned one
 /// moments before) and tries what only its filter refuses (to start its
@@ -1211,6 +1213,8 @@ fn an_armed_program_is_contained_as_a_cloned_one() {
         "read -r stat < /proc/self/stat; set -- $stat; start=${{22}}\n\
          read -r up _ < /proc/uptime; now=${{up%.*}}${{up#*.}}\n\
          echo \"age ticks: $((now - start))\"\n\
+         shopt -s nullglob dotglob; set -- \"$TMPDIR\"/*; echo \"tmp entries: $#\"\n\
+         if (: > \"$TMPDIR/left\") 2>/dev/null; then echo tmp written; fi\n\
          if \"$BASH\" -c 'exit 0' 2>/dev/null; then echo escaped: exec; else echo refused: exec; fi\n\
          if (exec 3<>/dev/udp/127.0.0.1/{udp_port}) 2>/dev/null; then echo escaped: udp; \
          else echo refused: udp; fi\n\
@@ -1245,6 +1249,10 @@ fn an_armed_program_is_contained_as_a_cloned_one() {
         );
     }
     assert!(!text.contains("escaped"), "{text}");
+    // Each call's temporary folder (a tmpfs its init mounted ahead, from the
+    // second call on) starts empty and is writable.
+    assert_eq!(text.matches("tmp entries: 0").count(), calls, "{text}");
+    assert_eq!(text.matches("tmp written").count(), calls, "{text}");
     assert!(!marker.exists(), "a program wrote outside the workspace");
     assert!(!accepted(&listener), "a program reached the listener");
 }
