@@ -483,6 +483,43 @@ fn a_duplicate_in_flight_id_is_refused_and_the_call_runs_once() {
     assert!(text(&result).starts_with("exit: 0"), "{result}");
 }
 
+/// A call's answer is written by the thread that ran it (rmcp's copy of
+/// it is dropped): each call, one at a time, is answered at once (an answer
+/// left unflushed would never come), once, under its id, an id reused
+/// after its answer included; a burst of calls gets exactly one answer
+/// each, and none carries the server's internal marker.
+#[test]
+fn each_call_gets_one_answer_at_once() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    for round in 0..10 {
+        // The same id every other round: reused once answered.
+        let id = if round % 2 == 0 { 5 } else { 100 + round };
+        server.call(id, "nap", json!({"seconds": 0}));
+        let answer = server.recv(Duration::from_secs(10));
+        assert_eq!(answer["id"], id, "{answer}");
+        assert!(text(&answer).starts_with("exit: 0"), "{answer}");
+    }
+    for id in 1000..1030 {
+        server.call(id, "nap", json!({"seconds": 0}));
+    }
+    // The end of input: the server answers what it has, then exits.
+    drop(server.stdin.take());
+    let mut ids = Vec::new();
+    while let Ok(answer) = server
+        .lines
+        .as_ref()
+        .unwrap()
+        .recv_timeout(Duration::from_secs(20))
+    {
+        assert!(!answer.to_string().contains("_meta"), "{answer}");
+        assert!(text(&answer).starts_with("exit: 0"), "{answer}");
+        ids.push(answer["id"].as_u64().unwrap());
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, (1000..1030).collect::<Vec<_>>());
+    assert_eq!(server.exit_status(Duration::from_secs(10)), Some(0));
+}
+
 #[test]
 fn a_big_output_keeps_the_servers_memory_bounded() {
     let budget: usize = 10 << 20;

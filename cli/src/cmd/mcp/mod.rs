@@ -43,6 +43,7 @@ use crate::settings::{McpSettings, Settings};
 use crate::signals;
 
 mod calls;
+mod early;
 mod framing;
 mod output;
 
@@ -208,7 +209,7 @@ fn duplicate(fd: std::os::fd::BorrowedFd<'_>, what: &str) -> Result<std::fs::Fil
         .map_err(|error| CliError::Internal(format!("cannot use {what}: {error}")))
 }
 
-async fn serve(server: JigServer, options: McpOptions) -> Result<(), CliError> {
+async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliError> {
     tracing::info!(
         tools = server.tools.len(),
         max_in_flight = options.max_in_flight,
@@ -242,6 +243,7 @@ async fn serve(server: JigServer, options: McpOptions) -> Result<(), CliError> {
     )
     .map_err(|error| CliError::Internal(format!("cannot start a thread: {error}")))?;
 
+    server.out = Some(out_tx.clone());
     let framer = Framer {
         lines: lines_rx,
         to_rmcp: to_rmcp_tx,
@@ -350,13 +352,27 @@ struct JigServer {
     registry: Arc<Registry>,
     tools: Arc<Vec<McpTool>>,
     calls: Arc<Calls>,
+    /// The writer's channel, for answers made where the call ran (see
+    /// [`early`]).
+    out: Option<mpsc::Sender<framing::Outgoing>>,
 }
 
-/// What a call came to: a result of the registry, or cancelled before it
-/// started.
+/// What a call came to: a result of the registry, already answered by the
+/// thread that ran it, or cancelled before it started.
 enum Called {
     Dispatched(Box<ToolResult>),
+    Answered,
     NotStarted(String),
+}
+
+/// The MCP result of a registry's result: a command that ran is a plain
+/// result whatever its exit code; a refusal is a tool error.
+fn call_result(result: ToolResult) -> CallToolResult {
+    if matches!(result, ToolResult::Ran { .. }) {
+        CallToolResult::success(vec![ContentBlock::text(result.into_text())])
+    } else {
+        CallToolResult::error(vec![ContentBlock::text(result.into_text())])
+    }
 }
 
 impl JigServer {
@@ -366,6 +382,7 @@ impl JigServer {
             registry: Arc::new(registry),
             tools: Arc::new(tools),
             calls,
+            out: None,
         })
     }
 
@@ -396,8 +413,23 @@ impl JigServer {
         let registry = Arc::clone(&self.registry);
         let options = DispatchOptions::with_cancel(token.clone());
         let tool = name.clone();
+        // The thread that runs the call answers it (see `early`), unless
+        // the request was cancelled meanwhile: rmcp answers none then.
+        let early = self.out.clone().map(|out| early::Early {
+            out,
+            id: cancel_on.id.clone(),
+            version: cancel_on.protocol_version(),
+        });
+        let cancelled = cancel_on.ct.clone();
         let mut call = tokio::task::spawn_blocking(move || {
-            registry.dispatch_with(&tool, &arguments, &options)
+            let result = registry.dispatch_with(&tool, &arguments, &options);
+            match early {
+                Some(early) if !cancelled.is_cancelled() => {
+                    early.answer(call_result(result));
+                    Called::Answered
+                }
+                _ => Called::Dispatched(Box::new(result)),
+            }
         });
         let joined = tokio::select! {
             joined = &mut call => joined,
@@ -409,15 +441,10 @@ impl JigServer {
         };
         // A failed join is a bug in a layer below (a panic), not a refusal:
         // it is reported as a JSON-RPC internal error.
-        joined
-            .map(|result| Called::Dispatched(Box::new(result)))
-            .map_err(|error| {
-                tracing::error!(tool = %name, %error, "the call failed inside the server");
-                McpError::internal_error(
-                    format!("the call failed inside the server: {error}"),
-                    None,
-                )
-            })
+        joined.map_err(|error| {
+            tracing::error!(tool = %name, %error, "the call failed inside the server");
+            McpError::internal_error(format!("the call failed inside the server: {error}"), None)
+        })
     }
 }
 
@@ -473,12 +500,9 @@ impl ServerHandler for JigServer {
             .dispatch(request.name.into_owned(), arguments, context)
             .await?;
         let result = match result {
-            Called::Dispatched(result) if matches!(*result, ToolResult::Ran { .. }) => {
-                CallToolResult::success(vec![ContentBlock::text((*result).into_text())])
-            }
-            Called::Dispatched(result) => {
-                CallToolResult::error(vec![ContentBlock::text((*result).into_text())])
-            }
+            Called::Dispatched(result) => call_result(*result),
+            // rmcp sends it as the answer; the writer drops it.
+            Called::Answered => early::marker(),
             Called::NotStarted(why) => CallToolResult::error(vec![ContentBlock::text(format!(
                 "cancelled before it started: {why}; nothing ran"
             ))]),
