@@ -5,9 +5,10 @@
 //! wraps the result, and wakes the writer. The thread that ran the call
 //! instead shapes the result as rmcp would for this session (see
 //! [`shaped`]) and hands the answer to the writer itself; the handler then
-//! returns a [`marker`] result, which rmcp wraps and sends as it would the
-//! answer, and the writer drops it (see [`is_marker`]): the client gets
-//! one answer, written without waiting for the runtime.
+//! returns a [`marker`] result, which rmcp wraps and hands to the
+//! transport as it would the answer, and the transport drops it (see
+//! [`is_marker`]): the client gets one answer, written without waiting for
+//! the runtime.
 //!
 //! A request cancelled before its answer is made gets none from here: the
 //! result goes back to rmcp, which drops the answer of a cancelled request.
@@ -67,8 +68,8 @@ pub(crate) fn marker() -> CallToolResult {
     result
 }
 
-/// Whether `message` is rmcp's copy of a call answered early (the writer
-/// drops it, and it answers nothing: the early answer did).
+/// Whether `message` is rmcp's copy of a call answered early (the
+/// transport drops it, and it answers nothing: the early answer did).
 pub(crate) fn is_marker(message: &TxJsonRpcMessage<RoleServer>) -> bool {
     let JsonRpcMessage::Response(response) = message else {
         return false;

@@ -529,11 +529,17 @@ impl Transport<RoleServer> for ChannelTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let out = self.out.clone();
+        // rmcp's copy of a call answered early goes nowhere: the early
+        // answer was written (and counted as answered) already.
+        let out = (!super::early::is_marker(&item)).then(|| self.out.clone());
         async move {
-            out.send(Outgoing::Rmcp(Box::new(item)))
-                .await
-                .map_err(|_| OutputClosed)
+            match out {
+                Some(out) => out
+                    .send(Outgoing::Rmcp(Box::new(item)))
+                    .await
+                    .map_err(|_| OutputClosed),
+                None => Ok(()),
+            }
         }
     }
 

@@ -23,23 +23,17 @@ pub(crate) fn write_messages(
 ) {
     let mut failed = false;
     while let Some(message) = messages.blocking_recv() {
-        // rmcp's copy of a call answered early is not written: the early
-        // answer was (and was counted as answered).
-        let marker = matches!(&message, Outgoing::Rmcp(m) if super::early::is_marker(m));
         let answered = match &message {
-            Outgoing::Rmcp(message) if !marker => IdKey::of_response(message),
-            _ => None,
+            Outgoing::Rmcp(message) => IdKey::of_response(message),
+            Outgoing::Raw(_) => None,
         };
         if !failed {
             let written = match &message {
-                _ if marker => Ok(()),
-                Outgoing::Rmcp(message) => serde_json::to_writer(&mut out, message)
-                    .map_err(std::io::Error::from)
-                    .and_then(|()| out.write_all(b"\n")),
-                Outgoing::Raw(value) => serde_json::to_writer(&mut out, value)
-                    .map_err(std::io::Error::from)
-                    .and_then(|()| out.write_all(b"\n")),
+                Outgoing::Rmcp(message) => serde_json::to_writer(&mut out, message),
+                Outgoing::Raw(value) => serde_json::to_writer(&mut out, value),
             }
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
             .and_then(|()| {
                 if messages.is_empty() {
                     out.flush()
