@@ -88,44 +88,20 @@ struct Control {
 /// once per init stack, unmapped when dropped (never while an init on that
 /// stack lives: its armed process dies with it).
 pub(super) struct ArmedSpace {
-    base: *mut libc::c_void,
+    mapping: spawn::Mapping,
 }
-
-// SAFETY: plain memory owned by this value, unmapped only by `drop`.
-#[expect(unsafe_code)]
-unsafe impl Send for ArmedSpace {}
 
 impl ArmedSpace {
     /// Maps a space; `None` when it cannot be (no armed programs then).
-    #[expect(unsafe_code)]
     pub(super) fn new() -> Option<ArmedSpace> {
-        // SAFETY: a fresh anonymous private mapping; nothing else refers to
-        // it. Pages are only allocated as they are touched.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                LEN,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return None;
-        }
-        let space = ArmedSpace { base };
-        // SAFETY: the lowest page of the mapping just made: a stack
-        // overflow faults instead of writing below it.
-        if unsafe { libc::mprotect(base, 4096, libc::PROT_NONE) } != 0 {
-            return None;
-        }
-        Some(space)
+        spawn::Mapping::new(LEN)
+            .ok()
+            .map(|mapping| ArmedSpace { mapping })
     }
 
     /// The space's address, as a warm init's setup carries it.
     pub(super) fn address(&self) -> usize {
-        self.base as usize
+        self.mapping.base()
     }
 
     /// The pointers the filter pins: the program's path, its arguments,
@@ -137,14 +113,6 @@ impl ArmedSpace {
             area,
             area + ARGV_SLOTS * std::mem::size_of::<usize>(),
         )
-    }
-}
-
-impl Drop for ArmedSpace {
-    #[expect(unsafe_code)]
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, used by no process any more.
-        unsafe { libc::munmap(self.base, LEN) };
     }
 }
 

@@ -245,24 +245,24 @@ pub(crate) fn clone_child(plan: &ChildPlan<'_>) -> std::io::Result<libc::pid_t> 
 /// buffers that count the call's processes).
 const INIT_STACK: usize = 256 * 1024;
 
-/// Memory mapped for an init's stack (a guard page below it), unmapped when
-/// dropped.
-pub(super) struct InitStack {
+/// Anonymous memory with a guard page at its bottom (a stack that
+/// overflows faults instead of writing below it), unmapped when dropped.
+/// Pages are only allocated as they are touched.
+pub(super) struct Mapping {
     base: *mut libc::c_void,
     len: usize,
-    /// Where the armed processes of inits on this stack run (init threads'
-    /// stacks only; see [`super::armed`]).
-    space: Option<super::armed::ArmedSpace>,
 }
 
 // SAFETY: the mapping is plain memory owned by this value; it is only
 // unmapped by `drop`, on whichever thread drops it.
 #[expect(unsafe_code)]
-unsafe impl Send for InitStack {}
+unsafe impl Send for Mapping {}
 
-impl InitStack {
+impl Mapping {
+    /// Maps `len` bytes (a multiple of the page size), the lowest page a
+    /// guard.
     #[expect(unsafe_code)]
-    fn new(len: usize) -> std::io::Result<InitStack> {
+    pub(super) fn new(len: usize) -> std::io::Result<Mapping> {
         // SAFETY: a fresh anonymous private mapping; nothing else refers to
         // it.
         let base = unsafe {
@@ -278,17 +278,49 @@ impl InitStack {
         if base == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
         }
-        let stack = InitStack {
-            base,
-            len,
-            space: None,
-        };
-        // SAFETY: the lowest page of the mapping just made: an overflow
-        // faults instead of writing below it.
+        let mapping = Mapping { base, len };
+        // SAFETY: the lowest page of the mapping just made.
         if unsafe { libc::mprotect(base, 4096, libc::PROT_NONE) } != 0 {
             return Err(std::io::Error::last_os_error());
         }
-        Ok(stack)
+        Ok(mapping)
+    }
+
+    /// The mapping's lowest address (its guard page's).
+    pub(super) fn base(&self) -> usize {
+        self.base as usize
+    }
+
+    /// The 16-byte aligned top, where a stack on the whole mapping starts.
+    fn top(&self) -> *mut libc::c_void {
+        let top = self.base.cast::<u8>().wrapping_add(self.len);
+        top.wrapping_sub(top as usize % 16).cast()
+    }
+}
+
+impl Drop for Mapping {
+    #[expect(unsafe_code)]
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, used by no one any more (its
+        // owner outlives every process that ran on it).
+        unsafe { libc::munmap(self.base, self.len) };
+    }
+}
+
+/// Memory mapped for an init's stack, unmapped when dropped.
+pub(super) struct InitStack {
+    stack: Mapping,
+    /// Where the armed processes of inits on this stack run (init threads'
+    /// stacks only; see [`super::armed`]).
+    space: Option<super::armed::ArmedSpace>,
+}
+
+impl InitStack {
+    fn new(len: usize) -> std::io::Result<InitStack> {
+        Ok(InitStack {
+            stack: Mapping::new(len)?,
+            space: None,
+        })
     }
 
     /// This stack with a space for its inits' armed processes (none when
@@ -305,17 +337,7 @@ impl InitStack {
 
     /// The 16-byte aligned top, where the stack starts.
     fn top(&self) -> *mut libc::c_void {
-        let top = self.base.cast::<u8>().wrapping_add(self.len);
-        top.wrapping_sub(top as usize % 16).cast()
-    }
-}
-
-impl Drop for InitStack {
-    #[expect(unsafe_code)]
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, used by no one any more (the
-        // init that ran on it has exited).
-        unsafe { libc::munmap(self.base, self.len) };
+        self.stack.top()
     }
 }
 
