@@ -408,7 +408,10 @@ fn warm_main(setup: &Setup) -> ! {
             libc::_exit(0)
         };
         if premounted && !tmp {
-            // Not the call's: out of the way (the call mounts its own).
+            // Not the call's: the call mounts its own. One on the call's
+            // folder (with other options) is unmounted; one on another
+            // folder (the previous call's kernel had another temporary
+            // base) stays there, empty and seen only in this namespace.
             if let Some(ns) = &call.namespaces {
                 libc::umount2(ns.tmp.as_ptr(), libc::MNT_DETACH);
             }
