@@ -520,6 +520,46 @@ fn each_call_gets_one_answer_at_once() {
     assert_eq!(server.exit_status(Duration::from_secs(10)), Some(0));
 }
 
+/// A cancelled call, which gets no answer, gives its room back: with room
+/// for two calls, three cancelled in a row leave the server taking a new
+/// call and a ping at once.
+#[test]
+fn a_cancelled_call_gives_its_room_back() {
+    let mut server = Raw::start_with(
+        &[],
+        &["--max-in-flight", "1", "--max-queued", "1"],
+        &[],
+        Stdio::null(),
+    );
+    for id in 1..=3 {
+        server.call(id, "nap", json!({"seconds": 60}));
+        assert_eq!(
+            wait_for(server.proc.pid, "sleep", 1, Duration::from_secs(10)).len(),
+            1,
+            "call {id} did not start"
+        );
+        server.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "test"}}),
+        );
+        // Its command ends: the next one may start.
+        let gone = Instant::now();
+        while !descendants(server.proc.pid, "sleep").is_empty() {
+            assert!(
+                gone.elapsed() < Duration::from_secs(10),
+                "call {id} outlived its cancellation"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    server.call(9, "nap", json!({"seconds": 0}));
+    let answer = server.recv(Duration::from_secs(10));
+    assert_eq!(answer["id"], 9, "{answer}");
+    assert!(text(&answer).starts_with("exit: 0"), "{answer}");
+    server.send(&json!({"jsonrpc": "2.0", "id": 10, "method": "ping"}));
+    assert_eq!(server.recv(Duration::from_secs(10))["id"], 10);
+}
+
 #[test]
 fn a_big_output_keeps_the_servers_memory_bounded() {
     let budget: usize = 10 << 20;

@@ -83,16 +83,22 @@ impl IdKey {
 
     /// The id of a response or error rmcp sends, if it is one.
     pub(crate) fn of_response(message: &TxJsonRpcMessage<RoleServer>) -> Option<Self> {
-        use rmcp::model::{JsonRpcMessage, NumberOrString};
+        use rmcp::model::JsonRpcMessage;
         let id = match message {
             JsonRpcMessage::Response(response) => &response.id,
             JsonRpcMessage::Error(error) => error.id.as_ref()?,
             _ => return None,
         };
-        Some(match id {
+        Some(Self::of_request_id(id))
+    }
+
+    /// A request's id as rmcp holds it.
+    pub(crate) fn of_request_id(id: &rmcp::model::RequestId) -> Self {
+        use rmcp::model::NumberOrString;
+        match id {
             NumberOrString::Number(n) => IdKey::Number(*n),
             NumberOrString::String(s) => IdKey::Text(s.to_string()),
-        })
+        }
     }
 }
 

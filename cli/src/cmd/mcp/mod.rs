@@ -244,6 +244,7 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
     .map_err(|error| CliError::Internal(format!("cannot start a thread: {error}")))?;
 
     server.out = Some(out_tx.clone());
+    server.pending = Some(Arc::clone(&pending));
     let framer = Framer {
         lines: lines_rx,
         to_rmcp: to_rmcp_tx,
@@ -355,6 +356,9 @@ struct JigServer {
     /// The writer's channel, for answers made where the call ran (see
     /// [`early`]).
     out: Option<mpsc::Sender<framing::Outgoing>>,
+    /// The requests not yet answered: a cancelled call, which rmcp answers
+    /// not, gives its room back here.
+    pending: Option<Arc<Pending>>,
 }
 
 /// What a call came to: a result of the registry, already answered by the
@@ -383,6 +387,7 @@ impl JigServer {
             tools: Arc::new(tools),
             calls,
             out: None,
+            pending: None,
         })
     }
 
@@ -496,9 +501,21 @@ impl ServerHandler for JigServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
+        let (id, cancelled) = (context.id.clone(), context.ct.clone());
         let result = self
             .dispatch(request.name.into_owned(), arguments, context)
-            .await?;
+            .await;
+        if !matches!(result, Ok(Called::Answered))
+            && cancelled.is_cancelled()
+            && let Some(pending) = &self.pending
+        {
+            // rmcp drops the answer of a cancelled request: the request's
+            // room (a call slot and its bytes) is given back here, or
+            // reading would pause for good once the cancelled calls filled
+            // every room.
+            pending.answered(&framing::IdKey::of_request_id(&id));
+        }
+        let result = result?;
         let result = match result {
             Called::Dispatched(result) => call_result(*result),
             // rmcp sends it as the answer; the writer drops it.
