@@ -146,12 +146,13 @@ pub(super) fn fits(plan: &ChildPlan<'_>) -> bool {
     bytes <= AREA_LEN - STRINGS
 }
 
-/// What the armed process needs from its init to arm: its space and the
-/// filter (alive until the process says it is armed or exits).
-#[repr(C)]
+/// What the armed process and its init share while it arms: its space, the
+/// filter (alive until the process says it is armed or exits), and where it
+/// writes its listener.
 struct Arming {
     space: usize,
     filter: *const libc::sock_fprog,
+    listener: AtomicI32,
 }
 
 /// In a warm init: clones the armed process on the space at `space`, to
@@ -166,14 +167,13 @@ pub(super) fn arm(space: usize, filter: &libc::sock_fprog) -> Option<(c_int, c_i
     let arming = Arming {
         space,
         filter: filter as *const libc::sock_fprog,
+        listener: AtomicI32::new(-1),
     };
-    let listener = AtomicI32::new(-1);
-    let arguments = (&arming, &listener);
     let stack_top = (space + CONTROL) as *mut libc::c_void;
     // SAFETY: the armed process shares this process's memory and its
     // descriptor table, and runs only `armed_entry` on the space's stack
     // (used by no other process: one armed process per warm init, one warm
-    // init per init stack at a time). What it reads here (`arguments`, on
+    // init per init stack at a time). What it reads here (`arming`, on
     // this stack) stays alive: this process waits below until it is armed
     // or gone. It makes raw, async-signal-safe system calls only.
     let pid = unsafe {
@@ -181,9 +181,7 @@ pub(super) fn arm(space: usize, filter: &libc::sock_fprog) -> Option<(c_int, c_i
             armed_entry,
             stack_top,
             libc::CLONE_VM | libc::CLONE_FILES | libc::CLONE_CHILD_CLEARTID | libc::SIGCHLD,
-            (&arguments as *const (&Arming, &AtomicI32))
-                .cast_mut()
-                .cast(),
+            (&arming as *const Arming).cast_mut().cast(),
             std::ptr::null_mut::<c_int>(),
             std::ptr::null_mut::<libc::c_void>(),
             control.life.as_ptr(),
@@ -194,7 +192,7 @@ pub(super) fn arm(space: usize, filter: &libc::sock_fprog) -> Option<(c_int, c_i
     }
     loop {
         match control.life.load(Ordering::Acquire) {
-            ARMED => return Some((pid, listener.load(Ordering::Acquire))),
+            ARMED => return Some((pid, arming.listener.load(Ordering::Acquire))),
             0 => return None,
             now => futex_wait(&control.life, now),
         }
@@ -227,14 +225,12 @@ pub(super) fn fire(space: usize, plan: &ChildPlan<'_>) {
 
 /// The armed process: its filter, the word that says it is armed, the
 /// wait for its call, then the program's side.
-extern "C" fn armed_entry(arguments: *mut libc::c_void) -> c_int {
+extern "C" fn armed_entry(arming: *mut libc::c_void) -> c_int {
     #[expect(unsafe_code)]
-    // SAFETY: the init's `(&Arming, &AtomicI32)`, alive until `life` says
-    // armed or this process has exited (see `arm`); read only before that.
-    let (space, filter, listener_slot) = unsafe {
-        let (arming, listener) = *arguments.cast::<(&Arming, &AtomicI32)>();
-        (arming.space, arming.filter, listener)
-    };
+    // SAFETY: the init's `Arming`, alive until `life` says armed or this
+    // process has exited (see `arm`); used only before that.
+    let arming = unsafe { &*arming.cast::<Arming>() };
+    let (space, filter) = (arming.space, arming.filter);
     #[expect(unsafe_code)]
     // SAFETY: raw prctl and seccomp on this process's own state; `filter`
     // points at the init's filter, alive until `life` says armed.
@@ -259,7 +255,7 @@ extern "C" fn armed_entry(arguments: *mut libc::c_void) -> c_int {
                 libc::_exit(127);
             }
         }
-        listener_slot.store(listener as c_int, Ordering::Release);
+        arming.listener.store(listener as c_int, Ordering::Release);
     }
     let control = control(space);
     control.life.store(ARMED, Ordering::Release);

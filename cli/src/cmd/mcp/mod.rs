@@ -518,7 +518,8 @@ impl ServerHandler for JigServer {
         let result = result?;
         let result = match result {
             Called::Dispatched(result) => call_result(*result),
-            // rmcp sends it as the answer; the writer drops it.
+            // rmcp hands it to the transport as the answer; the transport
+            // drops it.
             Called::Answered => early::marker(),
             Called::NotStarted(why) => CallToolResult::error(vec![ContentBlock::text(format!(
                 "cancelled before it started: {why}; nothing ran"
