@@ -132,7 +132,10 @@
 //! - the ruleset is made per call (the init adds the rules of its own
 //!   mounts to it, which must reach no other call) from descriptors kept
 //!   open between calls, each checked by one `stat` (at most once a
-//!   second) to still name the same file; the files that start a program
+//!   second) to still name the same file; in a process that expects more
+//!   calls, the init thread makes the next one while a call's program
+//!   runs, with the rules that call had, and a call whose rules (files and
+//!   rights) are exactly those takes it instead of making its own; the files that start a program
 //!   (ELF loader, `#!` interpreter) are remembered while every file read to
 //!   learn them keeps its inode, size and times;
 //! - the seccomp filter decides by a short tree of comparisons: the

@@ -81,12 +81,53 @@ pub(crate) struct CallPaths<'a> {
 /// its rules are made from are kept open between calls ([`Opened`]): a rule
 /// costs one `landlock_add_rule`, and, at most every [`RECHECK_AFTER`], one
 /// `stat` of its path to check that the path still names the same file.
+/// A ruleset made ahead with exactly this call's rules (see [`make_ahead`])
+/// is taken instead of making one.
 pub(crate) fn ruleset(
     paths: &CallPaths<'_>,
     access: CallAccess,
     abi: u32,
 ) -> Result<OwnedFd, String> {
-    let asked = ABI::from(i32::try_from(abi.min(6)).unwrap_or(6));
+    let grants = grants(paths, access);
+    let made = Ahead::lock().take(&Rules::of(&grants, abi));
+    let ruleset = match made {
+        Some(made) => made,
+        None => build(&grants, abi)?.0,
+    };
+    Ahead::lock().want(&grants, abi);
+    if let Some(tmp) = paths.tmp {
+        // Made for this call only: opened for this call only.
+        let (handled_dir, _) = handled(abi);
+        let write = AccessFs::from_all(ASKED)
+            & !(AccessFs::Execute | AccessFs::MakeChar | AccessFs::MakeBlock);
+        let fd = nix::fcntl::open(tmp, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty())
+            .map_err(|e| format!("{}: {e}", tmp.display()))?;
+        add_rule(&ruleset, fd.as_fd(), (write & handled_dir).bits())
+            .map_err(|e| format!("{}: {e}", tmp.display()))?;
+    }
+    Ok(ruleset)
+}
+
+/// Makes the ruleset the last call had (its paths checked as a call's
+/// are) ahead of the next call, which takes it if its rules are the same
+/// (see [`ruleset`]): off that call's path, the ruleset's making (two
+/// dozen system calls) costs it nothing. Does nothing when no call came
+/// yet or such a ruleset is waiting already.
+pub(crate) fn make_ahead() {
+    let Some((grants, abi)) = Ahead::lock().wanted.take() else {
+        return;
+    };
+    let rules = Rules::of(&grants, abi);
+    if Ahead::lock().made.iter().any(|(made, _)| *made == rules) {
+        return;
+    }
+    if let Ok((fd, rules)) = build(&grants, abi) {
+        Ahead::lock().keep(rules, fd);
+    }
+}
+
+/// The paths a call's rules grant, with the rights each grants.
+fn grants<'a>(paths: &CallPaths<'a>, access: CallAccess) -> Vec<(&'a Path, BitFlags<AccessFs>)> {
     let all = AccessFs::from_all(ASKED);
     let read: BitFlags<AccessFs> = AccessFs::ReadFile | AccessFs::ReadDir;
     let file_read: BitFlags<AccessFs> = AccessFs::ReadFile.into();
@@ -112,9 +153,26 @@ pub(crate) fn ruleset(
             .iter()
             .map(|f| (f.as_path(), AccessFs::Execute | AccessFs::ReadFile)),
     );
+    grants
+}
+
+/// The rights the running kernel handles (of those of ABI `abi`), for a
+/// folder and for a file.
+fn handled(abi: u32) -> (BitFlags<AccessFs>, BitFlags<AccessFs>) {
+    let asked = ABI::from(i32::try_from(abi.min(6)).unwrap_or(6));
+    (AccessFs::from_all(asked), AccessFs::from_file(asked))
+}
+
+/// A new ruleset with `grants`, as the rules of a call: every right handled,
+/// the granted ones added back on the files the paths name now. The
+/// ruleset, and the rules it holds.
+fn build<P: AsRef<Path>>(
+    grants: &[(P, BitFlags<AccessFs>)],
+    abi: u32,
+) -> Result<(OwnedFd, Rules), String> {
     let ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
-        .handle_access(all)
+        .handle_access(AccessFs::from_all(ASKED))
         .map_err(|e| e.to_string())?
         .handle_access(AccessNet::from_all(ASKED))
         .map_err(|e| e.to_string())?
@@ -124,28 +182,102 @@ pub(crate) fn ruleset(
         .map_err(|e| e.to_string())?;
     let ruleset =
         Option::<OwnedFd>::from(ruleset).ok_or_else(|| "landlock is not available".to_owned())?;
-    // The rights the running kernel handles, for a folder and for a file.
-    let handled_dir = AccessFs::from_all(asked);
-    let handled_file = AccessFs::from_file(asked);
+    let (handled_dir, handled_file) = handled(abi);
+    let mut rules = Rules {
+        abi,
+        rules: Vec::with_capacity(grants.len()),
+    };
     let mut opened = Opened::cache();
     for (path, rights) in grants {
+        let path = path.as_ref();
         // A path that vanished since the kernel was built grants nothing.
         let Some(file) = opened.get(path) else {
             continue;
         };
         let handled = if file.dir { handled_dir } else { handled_file };
-        add_rule(&ruleset, file.fd.as_fd(), (rights & handled).bits())
+        let rights = (*rights & handled).bits();
+        add_rule(&ruleset, file.fd.as_fd(), rights)
             .map_err(|e| format!("{}: {e}", path.display()))?;
+        rules.rules.push((file.identity, rights));
     }
-    drop(opened);
-    if let Some(tmp) = paths.tmp {
-        // Made for this call only: opened for this call only.
-        let fd = nix::fcntl::open(tmp, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty())
-            .map_err(|e| format!("{}: {e}", tmp.display()))?;
-        add_rule(&ruleset, fd.as_fd(), (write & handled_dir).bits())
-            .map_err(|e| format!("{}: {e}", tmp.display()))?;
+    Ok((ruleset, rules))
+}
+
+/// What a ruleset holds: the ABI its handled rights are of, and each rule
+/// (the file it is on, the rights it grants), in order. Two rulesets with
+/// the same are the same: a rule is on the file its descriptor names (one
+/// that [`Opened`] keeps open, so that no other file takes its inode).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Rules {
+    abi: u32,
+    rules: Vec<(Identity, u64)>,
+}
+
+impl Rules {
+    /// The rules a ruleset of `grants` would hold now.
+    fn of<P: AsRef<Path>>(grants: &[(P, BitFlags<AccessFs>)], abi: u32) -> Rules {
+        let (handled_dir, handled_file) = handled(abi);
+        let mut opened = Opened::cache();
+        let rules = grants
+            .iter()
+            .filter_map(|(path, rights)| {
+                let file = opened.get(path.as_ref())?;
+                let handled = if file.dir { handled_dir } else { handled_file };
+                Some((file.identity, (*rights & handled).bits()))
+            })
+            .collect();
+        Rules { abi, rules }
     }
-    Ok(ruleset)
+}
+
+/// At most this many rulesets wait, made ahead (the last ones wanted: a
+/// server whose calls go to a few tools in turn finds each tool's).
+const MAX_AHEAD: usize = 4;
+
+/// The rulesets made ahead, and what the last call asked for.
+#[derive(Default)]
+struct Ahead {
+    /// Each ruleset with the rules it holds, oldest first; a call takes
+    /// one (it adds its own rules to it), never two calls the same.
+    made: Vec<(Rules, OwnedFd)>,
+    /// The grants of the last call, and its ABI, until made ahead.
+    wanted: Option<(Vec<Grant>, u32)>,
+}
+
+/// A path a ruleset grants rights on, and those rights.
+type Grant = (PathBuf, BitFlags<AccessFs>);
+
+impl Ahead {
+    fn lock() -> MutexGuard<'static, Ahead> {
+        static AHEAD: OnceLock<Mutex<Ahead>> = OnceLock::new();
+        AHEAD
+            .get_or_init(Mutex::default)
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The ruleset made ahead with exactly `rules`, taken out.
+    fn take(&mut self, rules: &Rules) -> Option<OwnedFd> {
+        let index = self.made.iter().position(|(made, _)| made == rules)?;
+        Some(self.made.remove(index).1)
+    }
+
+    /// Remembers `grants` as the next ruleset to make ahead.
+    fn want(&mut self, grants: &[(&Path, BitFlags<AccessFs>)], abi: u32) {
+        let owned = grants
+            .iter()
+            .map(|(path, rights)| (path.to_path_buf(), *rights))
+            .collect();
+        self.wanted = Some((owned, abi));
+    }
+
+    /// Keeps a ruleset made ahead, the oldest going past [`MAX_AHEAD`].
+    fn keep(&mut self, rules: Rules, fd: OwnedFd) {
+        if self.made.len() >= MAX_AHEAD {
+            self.made.remove(0);
+        }
+        self.made.push((rules, fd));
+    }
 }
 
 /// Opens, ahead of the first call, the paths every call's rules name
@@ -309,6 +441,55 @@ mod tests {
     fn make_due(cache: &mut Opened, path: &Path) {
         let opened = cache.paths.get_mut(path).unwrap();
         opened.checked = Instant::now().checked_sub(RECHECK_AFTER).unwrap();
+    }
+
+    /// The ABI of the running kernel; Landlock must be there.
+    fn abi() -> u32 {
+        crate::contain::spawn::landlock_abi().expect("Landlock is enabled on this machine")
+    }
+
+    fn paths(root: &Path) -> CallPaths<'_> {
+        CallPaths {
+            system: &[],
+            root,
+            tmp: None,
+            executed: &[],
+            proc: false,
+        }
+    }
+
+    /// Whether a ruleset made ahead with the rules of `paths` waits.
+    fn waiting(paths: &CallPaths<'_>, access: CallAccess) -> bool {
+        let rules = Rules::of(&grants(paths, access), abi());
+        Ahead::lock().made.iter().any(|(made, _)| *made == rules)
+    }
+
+    #[test]
+    fn a_ruleset_made_ahead_is_taken_by_one_call_with_the_same_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        let paths = paths(&root);
+        ruleset(&paths, CallAccess::WriteWorkspace, abi()).unwrap();
+        assert!(!waiting(&paths, CallAccess::WriteWorkspace));
+        make_ahead();
+        assert!(waiting(&paths, CallAccess::WriteWorkspace));
+        // Other rights on the same files: not the same rules.
+        assert!(!waiting(&paths, CallAccess::ReadOnly));
+        ruleset(&paths, CallAccess::WriteWorkspace, abi()).unwrap();
+        assert!(
+            !waiting(&paths, CallAccess::WriteWorkspace),
+            "the call did not take it"
+        );
+        make_ahead();
+        assert!(waiting(&paths, CallAccess::WriteWorkspace));
+        // The root replaced by another folder (found at its next check):
+        // the rule would be on the old one, so the ruleset is not taken.
+        let old = dir.path().join("old");
+        std::fs::rename(&root, &old).unwrap();
+        std::fs::create_dir(&root).unwrap();
+        make_due(&mut Opened::cache(), &root);
+        assert!(!waiting(&paths, CallAccess::WriteWorkspace));
     }
 
     #[test]

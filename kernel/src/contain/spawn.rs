@@ -698,7 +698,13 @@ fn init_thread(
         if let Some(program_start) = program_start {
             program_start.wait();
         }
+        let expects_more = next.is_some();
         let waiting = start_warm(other, next);
+        if expects_more {
+            // The next call's Landlock ruleset, as this call's, while its
+            // program runs.
+            super::rules::make_ahead();
+        }
         if let Ok(running) = started {
             wait_exited(running.pidfd);
         }

@@ -113,6 +113,10 @@ pub(crate) const ALL: &[Case] = &[
         "an_armed_program_is_contained_as_a_cloned_one",
         an_armed_program_is_contained_as_a_cloned_one,
     ),
+    (
+        "alternating_access_gets_each_calls_own_rules",
+        alternating_access_gets_each_calls_own_rules,
+    ),
 ];
 
 fn py(script: &str) -> Vec<String> {
@@ -1255,6 +1259,48 @@ fn an_armed_program_is_contained_as_a_cloned_one() {
     assert_eq!(text.matches("tmp written").count(), calls, "{text}");
     assert!(!marker.exists(), "a program wrote outside the workspace");
     assert!(!accepted(&listener), "a program reached the listener");
+}
+
+/// Calls whose access differs in turn (write, read, write, read, ...) in
+/// one integrator: each writes in the workspace exactly when its own access
+/// lets it, whichever ruleset was made ahead during the call before (the
+/// next call's is made as the last call's was: a read call must not get a
+/// write call's).
+fn alternating_access_gets_each_calls_own_rules() {
+    let world = World::new();
+    let script = "n=0; while [ -e \"turn-$n\" ]; do n=$((n + 1)); done\n\
+                  if (: > \"turn-$n\") 2>/dev/null; then echo \"turn $n: wrote\"; \
+                  else echo \"turn $n: refused\"; fi\n";
+    let calls = 6;
+    let text = run_listing_inits(
+        &world,
+        &["bash", "-c", script],
+        &[
+            (crate::integrator::CALLS, "6"),
+            (
+                crate::integrator::ACCESS_TURNS,
+                "write,write,read,write,read,read",
+            ),
+        ],
+    );
+    // A refused call leaves no file: the next call finds the same number.
+    let said: Vec<&str> = text
+        .lines()
+        .filter(|line| line.contains("turn "))
+        .filter_map(|line| line.rsplit(": ").next())
+        .filter(|word| ["wrote", "refused"].contains(word))
+        .collect();
+    assert_eq!(
+        said,
+        ["wrote", "wrote", "refused", "wrote", "refused", "refused"],
+        "{text}"
+    );
+    let written: Vec<String> = (0..3).map(|n| format!("turn-{n}")).collect();
+    for name in &written {
+        assert!(world.workspace.path().join(name).exists(), "{name}: {text}");
+    }
+    assert!(!world.workspace.path().join("turn-3").exists(), "{text}");
+    assert_eq!(said.len(), calls);
 }
 
 /// A waiting init killed from outside (or dead for any reason) is not

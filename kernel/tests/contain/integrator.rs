@@ -52,7 +52,28 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(1);
-    for _ in 1..calls {
+    // Each call's access: the command line's, or the turns listed.
+    let turns: Vec<Access> = std::env::var(ACCESS_TURNS)
+        .map(|list| {
+            list.split(',')
+                .map(|turn| {
+                    if turn == "write" {
+                        Access::WriteWorkspace
+                    } else {
+                        Access::ReadOnly
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let access_of = |call: usize| {
+        turns
+            .get(call % turns.len().max(1))
+            .copied()
+            .unwrap_or(access)
+    };
+    for call in 0..calls.saturating_sub(1) {
+        let access = access_of(call);
         match kernel.run_with(argv, &RunOptions::new(limits).with_access(access)) {
             Ok(outcome) => {
                 let _ = writeln!(stdout, "{}", outcome.render());
@@ -66,6 +87,7 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         // calls.
         std::thread::sleep(std::time::Duration::from_millis(30));
     }
+    let access = access_of(calls.saturating_sub(1));
     match kernel.run_with(argv, &RunOptions::new(limits).with_access(access)) {
         Ok(outcome) => {
             let _ = writeln!(stdout, "{}", outcome.render());
@@ -133,6 +155,11 @@ pub(crate) const SHOW_WAITING: &str = "JIG_TEST_SHOW_WAITING";
 /// Set in an integrator's environment: how many times it runs its argv
 /// (one by default), each call's outcome printed.
 pub(crate) const CALLS: &str = "JIG_TEST_CALLS";
+
+/// Set in an integrator's environment: the access of its calls in turn
+/// (`write,read`: the first call writes, the second reads, the third
+/// writes...), instead of the command line's for every call.
+pub(crate) const ACCESS_TURNS: &str = "JIG_TEST_ACCESS_TURNS";
 
 /// Set in an integrator's environment: it tells the kernel it makes one
 /// call ([`jig_kernel::Expect::OneCall`]) rather than any number.
