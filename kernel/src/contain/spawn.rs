@@ -1370,6 +1370,10 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
     // to tear the namespaces down as this process exits.
     unsafe {
         libc::write(status_pipe, record.as_ptr().cast(), record.len());
+        // The parent, woken by the status, goes first where it waits for
+        // this processor: this process's exit is the teardown, which it
+        // need not wait for.
+        libc::sched_yield();
         if linger {
             // Holding nothing of the call any more, until the thread that
             // cloned it ends.
