@@ -7,6 +7,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -124,6 +125,8 @@ struct Raw {
     proc: Proc,
     stdin: Option<ChildStdin>,
     lines: Option<Receiver<Value>>,
+    /// While true, the client reads no more of stdout.
+    held: Arc<(Mutex<bool>, Condvar)>,
     _tools: tempfile::TempDir,
 }
 
@@ -153,9 +156,18 @@ impl Raw {
         let proc = Proc::of(child.id());
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = channel();
+        let held = Arc::new((Mutex::new(false), Condvar::new()));
+        let gate = Arc::clone(&held);
         std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
+            let mut lines = BufReader::new(stdout).lines();
+            loop {
+                let (hold, released) = &*gate;
+                drop(
+                    released
+                        .wait_while(hold.lock().unwrap(), |held| *held)
+                        .unwrap(),
+                );
+                let Some(Ok(line)) = lines.next() else { return };
                 if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
                     return;
                 }
@@ -166,6 +178,7 @@ impl Raw {
             child,
             proc,
             lines: Some(rx),
+            held,
             _tools: tools,
         };
         raw.send(
@@ -192,6 +205,13 @@ impl Raw {
     fn call(&mut self, id: u64, name: &str, arguments: Value) {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": name, "arguments": arguments}}));
+    }
+
+    /// Stops reading stdout (after the line being read), or reads again.
+    fn hold_answers(&self, hold: bool) {
+        let (held, released) = &*self.held;
+        *held.lock().unwrap() = hold;
+        released.notify_all();
     }
 
     fn recv(&self, bound: Duration) -> Value {
@@ -558,6 +578,64 @@ fn a_cancelled_call_gives_its_room_back() {
     assert!(text(&answer).starts_with("exit: 0"), "{answer}");
     server.send(&json!({"jsonrpc": "2.0", "id": 10, "method": "ping"}));
     assert_eq!(server.recv(Duration::from_secs(10))["id"], 10);
+}
+
+/// The threads of `pid` blocked in `write(2)`, by name.
+fn threads_in_write(pid: u32) -> Vec<String> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter(|task| {
+            std::fs::read_to_string(task.path().join("syscall"))
+                .is_ok_and(|call| call.split_whitespace().next() == Some("1"))
+        })
+        .filter_map(|task| std::fs::read_to_string(task.path().join("comm")).ok())
+        .map(|comm| comm.trim().to_owned())
+        .collect()
+}
+
+#[test]
+fn unread_call_answers_hold_up_only_the_writer() {
+    // Answers of calls are written by the call's thread when stdout takes
+    // them at once; once it does not (a client that stops reading), they
+    // go to the writer, and only the writer waits on stdout.
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    server.hold_answers(true);
+    let mut stdin = server.stdin.take().unwrap();
+    let calls = 3_000u64;
+    let sender = std::thread::spawn(move || {
+        for id in 1..=calls {
+            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "many_lines", "arguments": {"count": 1}}});
+            if writeln!(stdin, "{call}").is_err() {
+                return None;
+            }
+        }
+        Some(stdin)
+    });
+    // Until stdout is full and the calls in flight have ended: the writer
+    // waits in `write`, and nothing else does.
+    let start = Instant::now();
+    let mut writing = threads_in_write(server.proc.pid);
+    while writing.is_empty() && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+        writing = threads_in_write(server.proc.pid);
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let writing = threads_in_write(server.proc.pid);
+    assert_eq!(writing, ["jig-mcp-out"], "threads waiting on stdout");
+    server.hold_answers(false);
+    let mut seen = std::collections::HashSet::new();
+    for _ in 1..=calls {
+        let answer = server.recv(Duration::from_secs(30));
+        assert_eq!(text(&answer), "exit: 0\noutput: 1\n", "{answer}");
+        assert!(seen.insert(answer["id"].as_u64().unwrap()), "{answer}");
+    }
+    server.stdin = sender.join().unwrap();
+    server.send(&json!({"jsonrpc": "2.0", "id": 0, "method": "ping"}));
+    assert_eq!(server.recv(Duration::from_secs(10))["id"], 0);
 }
 
 #[test]

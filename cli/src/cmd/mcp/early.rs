@@ -4,7 +4,8 @@
 //! returns: the blocking thread that ran the call wakes it, it shapes and
 //! wraps the result, and wakes the writer. The thread that ran the call
 //! instead shapes the result as rmcp would for this session (see
-//! [`shaped`]) and hands the answer to the writer itself; the handler then
+//! [`shaped`]) and writes the answer itself, or hands it to the writer
+//! when the writer is busy or stdout would make it wait; the handler then
 //! returns a [`marker`] result, which rmcp wraps and hands to the
 //! transport as it would the answer, and the transport drops it (see
 //! [`is_marker`]): the client gets one answer, written without waiting for
@@ -22,7 +23,10 @@ use rmcp::service::TxJsonRpcMessage;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use std::sync::Arc;
+
 use super::framing::Outgoing;
+use super::output::Output;
 
 /// The `_meta` key of the marker result; never written to the client.
 const MARKER: &str = "jig/answered-early";
@@ -30,17 +34,22 @@ const MARKER: &str = "jig/answered-early";
 /// What the thread that runs a call needs to answer it itself.
 pub(crate) struct Early {
     pub(crate) out: mpsc::Sender<Outgoing>,
+    pub(crate) output: Arc<Output>,
     pub(crate) id: RequestId,
     pub(crate) version: Option<ProtocolVersion>,
 }
 
 impl Early {
-    /// Sends `result` as the answer, from a blocking thread. Where the
+    /// Writes `result` as the answer, from a blocking thread: at once when
+    /// the writer has nothing to do and stdout takes it (see
+    /// [`Output::answer_now`]), otherwise through the writer. Where the
     /// writer is gone nothing can be answered any more, by this or by rmcp.
     pub(crate) fn answer(self, result: CallToolResult) {
         let message: TxJsonRpcMessage<RoleServer> =
             JsonRpcMessage::response(shaped(result, self.version.as_ref()), self.id);
-        let _ = self.out.blocking_send(Outgoing::Rmcp(Box::new(message)));
+        if let Err(message) = self.output.answer_now(Box::new(message), &self.out) {
+            let _ = self.out.blocking_send(Outgoing::Rmcp(message));
+        }
     }
 }
 

@@ -15,7 +15,10 @@
 //!   cancels every call at once. The server then exits 0, saying why.
 //! - [`framing`] reads and answers every line (see there); [`output`] owns
 //!   stdout; both run on threads of their own, so a peer that stops reading
-//!   or writing never blocks the runtime.
+//!   or writing never blocks the runtime. A call's short answer is written
+//!   by the thread that ran the call when the writer has nothing queued
+//!   and stdout takes it at once; a peer that stops reading holds up only
+//!   the writer all the same.
 //! - Stdout is the JSON-RPC channel: logs go to stderr (never blocking: see
 //!   `crate::logging`), and command children never see the server's stdin
 //!   or stdout (the kernel gives them `/dev/null` and a pipe of its own).
@@ -233,17 +236,18 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
         })
         .map_err(|error| CliError::Internal(format!("cannot start a thread: {error}")))?;
     let output = duplicate(std::io::stdout().as_fd(), "stdout")?;
-    let output = std::io::BufWriter::with_capacity(64 << 10, output);
-    let written = output::spawn(
-        output,
-        out_rx,
+    let polled = duplicate(std::io::stdout().as_fd(), "stdout")?;
+    let output = Arc::new(output::Output::new(
+        std::io::BufWriter::with_capacity(64 << 10, output),
+        polled.into(),
         Arc::clone(&pending),
         Arc::clone(&calls),
         broken_tx,
-    )
-    .map_err(|error| CliError::Internal(format!("cannot start a thread: {error}")))?;
+    ));
+    let written = output::spawn(Arc::clone(&output), out_rx)
+        .map_err(|error| CliError::Internal(format!("cannot start a thread: {error}")))?;
 
-    server.out = Some(out_tx.clone());
+    server.out = Some((out_tx.clone(), output));
     server.pending = Some(Arc::clone(&pending));
     let framer = Framer {
         lines: lines_rx,
@@ -353,9 +357,9 @@ struct JigServer {
     registry: Arc<Registry>,
     tools: Arc<Vec<McpTool>>,
     calls: Arc<Calls>,
-    /// The writer's channel, for answers made where the call ran (see
-    /// [`early`]).
-    out: Option<mpsc::Sender<framing::Outgoing>>,
+    /// The writer's channel and stdout, for answers made where the call
+    /// ran (see [`early`]).
+    out: Option<(mpsc::Sender<framing::Outgoing>, Arc<output::Output>)>,
     /// The requests not yet answered: a cancelled call, which rmcp answers
     /// not, gives its room back here.
     pending: Option<Arc<Pending>>,
@@ -420,8 +424,9 @@ impl JigServer {
         let tool = name.clone();
         // The thread that runs the call answers it (see `early`), unless
         // the request was cancelled meanwhile: rmcp answers none then.
-        let early = self.out.clone().map(|out| early::Early {
+        let early = self.out.clone().map(|(out, output)| early::Early {
             out,
+            output,
             id: cancel_on.id.clone(),
             version: cancel_on.protocol_version(),
         });

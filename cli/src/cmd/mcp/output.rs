@@ -1,82 +1,213 @@
 //! The writer: one thread that owns stdout, so that a client that stops
 //! reading holds up only this thread (and, through the bounded channel, the
 //! calls whose answers wait), never the runtime.
+//!
+//! A call's answer may also be written at once by the thread that ran the
+//! call ([`Output::answer_now`]), when nothing waits for the writer and the
+//! answer fits in what stdout takes without waiting: one thread fewer to
+//! wake on the call's path.
 
 use std::io::Write;
-use std::sync::Arc;
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use rmcp::RoleServer;
+use rmcp::service::TxJsonRpcMessage;
 use tokio::sync::{mpsc, watch};
 
 use super::calls::Calls;
 use super::framing::{IdKey, Outgoing, Pending};
 
+/// Stdout, shared by the writer thread and the threads that answer their
+/// call at once.
+pub(crate) struct Output {
+    sink: Mutex<Sink>,
+    /// Stdout (a descriptor of its own), polled before an answer is
+    /// written at once.
+    polled: OwnedFd,
+    pending: Arc<Pending>,
+    calls: Arc<Calls>,
+    broken: watch::Sender<bool>,
+}
+
+/// The writer itself, and whether a write failed (nothing is written
+/// after that).
+struct Sink {
+    out: Box<dyn Write + Send>,
+    failed: bool,
+}
+
+/// At most this many bytes (newline included) are written at once by a
+/// call's thread: a pipe with room for one more (what `poll` says) takes
+/// them without waiting (`PIPE_BUF`).
+const AT_ONCE_MAX: usize = 4096;
+
+impl Output {
+    /// Stdout as `out`, and as `polled`, a descriptor of the same file.
+    pub(crate) fn new(
+        out: impl Write + Send + 'static,
+        polled: OwnedFd,
+        pending: Arc<Pending>,
+        calls: Arc<Calls>,
+        broken: watch::Sender<bool>,
+    ) -> Output {
+        Output {
+            sink: Mutex::new(Sink {
+                out: Box::new(out),
+                failed: false,
+            }),
+            polled,
+            pending,
+            calls,
+            broken,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Sink> {
+        self.sink.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes `message` as one line with `write`, flushing when `flush`; a
+    /// failed write (EPIPE: the client closed its end) marks stdout broken,
+    /// cancels every call at once and tells the framing layer. Nothing is
+    /// written once a write failed.
+    fn write_line(
+        &self,
+        sink: &mut Sink,
+        write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+        flush: bool,
+    ) {
+        if sink.failed {
+            return;
+        }
+        let written = write(&mut sink.out)
+            .and_then(|()| sink.out.write_all(b"\n"))
+            .and_then(|()| if flush { sink.out.flush() } else { Ok(()) });
+        if let Err(error) = written {
+            sink.failed = true;
+            let cancelled = self
+                .calls
+                .cancel_all("the client closed the server's output");
+            tracing::info!(
+                %error,
+                cancelled,
+                "stdout is closed: cancelling every call, nothing more can be delivered"
+            );
+            // Nobody listening is fine: the framing layer already ended.
+            let _ = self.broken.send(true);
+        }
+    }
+
+    /// Writes `message` now, from the thread that ran its call, when
+    /// nothing waits for the writer (`queue` is empty), no other thread
+    /// writes, and its line fits in what stdout takes without waiting;
+    /// otherwise gives it back, for the writer.
+    pub(crate) fn answer_now(
+        &self,
+        message: Box<TxJsonRpcMessage<RoleServer>>,
+        queue: &mpsc::Sender<Outgoing>,
+    ) -> Result<(), Box<TxJsonRpcMessage<RoleServer>>> {
+        if queue.capacity() != queue.max_capacity() {
+            return Err(message);
+        }
+        let Ok(mut sink) = self.sink.try_lock() else {
+            return Err(message);
+        };
+        if sink.failed {
+            return Err(message);
+        }
+        // Serialized here only while it stays short: a long answer goes to
+        // the writer, which serializes it straight to stdout.
+        let mut line = Bounded(Vec::new());
+        if serde_json::to_writer(&mut line, &message).is_err() || !writable(&self.polled) {
+            return Err(message);
+        }
+        self.write_line(&mut sink, |out| out.write_all(&line.0), true);
+        drop(sink);
+        if let Some(id) = IdKey::of_response(&message) {
+            self.pending.answered(&id);
+        }
+        // The client, woken by the answer (often on this processor), reads
+        // it before this thread goes on with what is left of the call.
+        std::thread::yield_now();
+        Ok(())
+    }
+}
+
+/// A buffer that takes at most [`AT_ONCE_MAX`] bytes, its newline
+/// included; more is an error.
+struct Bounded(Vec<u8>);
+
+impl Write for Bounded {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.0.len() + bytes.len() >= AT_ONCE_MAX {
+            return Err(std::io::Error::other(
+                "longer than an answer written at once",
+            ));
+        }
+        self.0.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Whether `fd` takes a write at once (`poll` says `POLLOUT`).
+fn writable(fd: &OwnedFd) -> bool {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    let mut fds = [PollFd::new(fd.as_fd(), PollFlags::POLLOUT)];
+    matches!(poll(&mut fds, PollTimeout::ZERO), Ok(1))
+        && fds[0]
+            .revents()
+            .is_some_and(|r| r.contains(PollFlags::POLLOUT) && !r.contains(PollFlags::POLLERR))
+}
+
 /// Writes each message as one line, flushing whenever no other message
-/// waits. A failed write (EPIPE: the client closed its end) marks stdout
-/// broken, cancels every call at once and tells the framing layer; messages
-/// are then dropped unwritten until every sender is gone.
-pub(crate) fn write_messages(
-    mut out: impl Write,
-    mut messages: mpsc::Receiver<Outgoing>,
-    pending: &Pending,
-    calls: &Calls,
-    broken: &watch::Sender<bool>,
-) {
-    let mut failed = false;
+/// waits. Once a write failed, messages are dropped unwritten until every
+/// sender is gone.
+pub(crate) fn write_messages(output: &Output, mut messages: mpsc::Receiver<Outgoing>) {
     while let Some(message) = messages.blocking_recv() {
         let answered = match &message {
             Outgoing::Rmcp(message) => IdKey::of_response(message),
             Outgoing::Raw(_) => None,
         };
-        if !failed {
-            let written = match &message {
-                Outgoing::Rmcp(message) => serde_json::to_writer(&mut out, message),
-                Outgoing::Raw(value) => serde_json::to_writer(&mut out, value),
-            }
-            .map_err(std::io::Error::from)
-            .and_then(|()| out.write_all(b"\n"))
-            .and_then(|()| {
-                if messages.is_empty() {
-                    out.flush()
-                } else {
-                    Ok(())
+        let mut sink = output.lock();
+        output.write_line(
+            &mut sink,
+            |out| {
+                match &message {
+                    Outgoing::Rmcp(message) => serde_json::to_writer(out, message),
+                    Outgoing::Raw(value) => serde_json::to_writer(out, value),
                 }
-            });
-            if let Err(error) = written {
-                failed = true;
-                let cancelled = calls.cancel_all("the client closed the server's output");
-                tracing::info!(
-                    %error,
-                    cancelled,
-                    "stdout is closed: cancelling every call, nothing more can be delivered"
-                );
-                // Nobody listening is fine: the framing layer already ended.
-                let _ = broken.send(true);
-            }
-        }
+                .map_err(std::io::Error::from)
+            },
+            messages.is_empty(),
+        );
+        drop(sink);
         drop(message);
         if let Some(id) = answered {
-            pending.answered(&id);
+            output.pending.answered(&id);
         }
     }
-    if !failed {
+    let mut sink = output.lock();
+    if !sink.failed {
         // The end of the connection: what is left goes out if it can.
-        let _ = out.flush();
+        let _ = sink.out.flush();
     }
 }
 
 /// Starts the writer thread; the returned receiver resolves when it ends.
 pub(crate) fn spawn(
-    out: impl Write + Send + 'static,
+    output: Arc<Output>,
     messages: mpsc::Receiver<Outgoing>,
-    pending: Arc<Pending>,
-    calls: Arc<Calls>,
-    broken: watch::Sender<bool>,
 ) -> std::io::Result<tokio::sync::oneshot::Receiver<()>> {
     let (done_tx, done_rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
         .name("jig-mcp-out".to_owned())
         .spawn(move || {
-            write_messages(out, messages, &pending, &calls, &broken);
+            write_messages(&output, messages);
             let _ = done_tx.send(());
         })?;
     Ok(done_rx)
