@@ -127,9 +127,6 @@ impl Output {
         if let Some(id) = IdKey::of_response(&message) {
             self.pending.answered(&id);
         }
-        // The client, woken by the answer (often on this processor), reads
-        // it before this thread goes on with what is left of the call.
-        std::thread::yield_now();
         Ok(())
     }
 }
