@@ -24,6 +24,10 @@ use crate::{
 /// cancel token.
 const TICK: Duration = Duration::from_millis(5);
 
+/// How long a contained call's report is waited for before its output is
+/// read as it comes (see `Watch::supervise_loop`).
+const FIRST_WAIT: Duration = Duration::from_millis(2);
+
 /// Size of one read from the output pipe.
 const CHUNK: usize = 64 * 1024;
 
@@ -449,6 +453,16 @@ impl Watch {
         exit: &Exit<'_>,
     ) -> Result<(), KernelError> {
         let deadline = start + limits.timeout;
+        if let Exit::Status(status) = exit {
+            // Most calls end within a moment, their output well within the
+            // pipe: the init's report is waited for first, so that the
+            // output is read once it is complete (one wake-up, not one for
+            // each write and one for the end-of-file). A program that has
+            // more to say waits on the full pipe that moment at most.
+            let millis = u16::try_from(FIRST_WAIT.as_millis()).unwrap_or(u16::MAX);
+            let mut fds = [PollFd::new(*status, PollFlags::POLLIN)];
+            let _ = poll(&mut fds, PollTimeout::from(millis));
+        }
         let mut buffer = ReadBuffer::take();
         let mut pipe_open = true;
         let mut exited_at: Option<Instant> = None;
