@@ -115,11 +115,16 @@
 //!   comes after the report. Any other call ends the armed process and
 //!   clones its program;
 //! - when the program has ended, the init kills and reaps every other
-//!   process of the call, then reports the program's status; the parent
-//!   returns on that report, and the init's own exit, where the operating
-//!   system tears the namespaces down (a large part of a call), is reaped
-//!   by a background thread. An init killed before it could report is
-//!   waited for, until the operating system has ended the whole call;
+//!   process of the call, then reports the program's status and yields
+//!   its processor; the parent returns on that report, and the init's own
+//!   exit, where the operating system tears the namespaces down (a large
+//!   part of a call), is reaped by a background thread. An init killed
+//!   before it could report is waited for, until the operating system has
+//!   ended the whole call;
+//! - the parent waits for that report first (a moment at most) and reads
+//!   the output once it is complete: a short call wakes it once, not once
+//!   per write of its program; past that moment the output is read as it
+//!   comes;
 //! - the calls mount their tmpfs on one folder per user, `jig-<uid>` under
 //!   the temporary base, made once and left in place (each call in its own
 //!   mount namespace, so each sees only its own), instead of making and
