@@ -204,9 +204,10 @@ fn build<P: AsRef<Path>>(
 }
 
 /// What a ruleset holds: the ABI its handled rights are of, and each rule
-/// (the file it is on, the rights it grants), in order. Two rulesets with
-/// the same are the same: a rule is on the file its descriptor names (one
-/// that [`Opened`] keeps open, so that no other file takes its inode).
+/// (the file it is on, by device and inode, and the rights it grants), in
+/// order. Two rulesets with the same are the same: Landlock keeps a
+/// reference to the inode of each rule while the ruleset exists, so no
+/// other file can take that inode's number meanwhile.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Rules {
     abi: u32,
@@ -247,13 +248,18 @@ struct Ahead {
 /// A path a ruleset grants rights on, and those rights.
 type Grant = (PathBuf, BitFlags<AccessFs>);
 
+/// The value of a process-wide lock, made at first use. A poisoned lock is
+/// taken as it is: both values here are caches that a panic leaves whole.
+fn locked<T: Default>(cell: &'static OnceLock<Mutex<T>>) -> MutexGuard<'static, T> {
+    cell.get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+}
+
 impl Ahead {
     fn lock() -> MutexGuard<'static, Ahead> {
         static AHEAD: OnceLock<Mutex<Ahead>> = OnceLock::new();
-        AHEAD
-            .get_or_init(Mutex::default)
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        locked(&AHEAD)
     }
 
     /// The ruleset made ahead with exactly `rules`, taken out.
@@ -350,10 +356,7 @@ struct Opened {
 impl Opened {
     fn cache() -> MutexGuard<'static, Opened> {
         static CACHE: OnceLock<Mutex<Opened>> = OnceLock::new();
-        CACHE
-            .get_or_init(Mutex::default)
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        locked(&CACHE)
     }
 
     /// The open file `path` names now (links followed), if it exists.

@@ -14,6 +14,8 @@
 //! A request cancelled before its answer is made gets none from here: the
 //! result goes back to rmcp, which drops the answer of a cancelled request.
 
+use std::sync::Arc;
+
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolResponse, CallToolResult, JsonRpcMessage, MetaObject, ProtocolVersion, RequestId,
@@ -22,8 +24,6 @@ use rmcp::model::{
 use rmcp::service::TxJsonRpcMessage;
 use serde_json::Value;
 use tokio::sync::mpsc;
-
-use std::sync::Arc;
 
 use super::framing::Outgoing;
 use super::output::Output;
