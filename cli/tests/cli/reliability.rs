@@ -580,16 +580,28 @@ fn a_cancelled_call_gives_its_room_back() {
     assert_eq!(server.recv(Duration::from_secs(10))["id"], 10);
 }
 
-/// The threads of `pid` blocked in `write(2)`, by name.
+/// The threads of `pid` blocked in `write(2)` to its stdout (any
+/// descriptor of the same pipe), by name.
 fn threads_in_write(pid: u32) -> Vec<String> {
+    let fd_target = |fd: &str| std::fs::read_link(format!("/proc/{pid}/fd/{fd}")).ok();
+    let Some(stdout) = fd_target("1") else {
+        return Vec::new();
+    };
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return Vec::new();
     };
     tasks
         .flatten()
         .filter(|task| {
-            std::fs::read_to_string(task.path().join("syscall"))
-                .is_ok_and(|call| call.split_whitespace().next() == Some("1"))
+            let Ok(call) = std::fs::read_to_string(task.path().join("syscall")) else {
+                return false;
+            };
+            let mut fields = call.split_whitespace();
+            let (Some("1"), Some(fd)) = (fields.next(), fields.next()) else {
+                return false;
+            };
+            let fd = i64::from_str_radix(fd.trim_start_matches("0x"), 16).unwrap_or(-1);
+            fd_target(&fd.to_string()).as_ref() == Some(&stdout)
         })
         .filter_map(|task| std::fs::read_to_string(task.path().join("comm")).ok())
         .map(|comm| comm.trim().to_owned())

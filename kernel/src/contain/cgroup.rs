@@ -27,10 +27,38 @@ fn probe_pids_base() -> Option<PathBuf> {
             .then(|| path.trim_start_matches('/').to_owned())
     })?;
     let base = Path::new("/sys/fs/cgroup/pids").join(relative);
+    remove_stale(&base);
     // Probe: a cgroup that can be made, limited and removed.
     let probe = PidsCgroup::create(&base, 1).ok()?;
     drop(probe);
     Some(base)
+}
+
+/// Removes the cgroups under `base` that a process of this program made
+/// (`jig-<pid>-<n>`) and that outlived it: the init threads' are kept until
+/// their thread ends, which a process's exit does not wait for. Only
+/// empty ones go (a cgroup with processes cannot be removed), and only
+/// those of processes that are gone.
+fn remove_stale(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix("jig-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let gone = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None)
+            == Err(nix::errno::Errno::ESRCH);
+        if gone {
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
 }
 
 /// One call's pids cgroup, removed when dropped (after the call's
@@ -55,6 +83,90 @@ impl PidsCgroup {
     /// Moves process `pid` (and so everything it starts) into the cgroup.
     pub(crate) fn enter(&self, pid: i32) -> std::io::Result<()> {
         std::fs::write(self.path.join("cgroup.procs"), pid.to_string())
+    }
+}
+
+/// The pids cgroup of an init thread (see `spawn::init_thread`): the
+/// thread moves into it once, and every init it clones starts in it, so
+/// that the init and every process of its call count against its limit
+/// from the start, with no move per call (a move waits for an RCU grace
+/// period: milliseconds).
+///
+/// Only for uid 0, which `RLIMIT_NPROC` does not bound: the init's count of
+/// its namespace's processes, every few milliseconds, missed bursts (a
+/// program could fork 400 processes between two counts and exit).
+#[derive(Debug)]
+pub(crate) struct StackPids {
+    /// The cgroup's folder.
+    path: PathBuf,
+    /// This process's own pids cgroup, where the thread goes back.
+    base: PathBuf,
+    /// The thread that entered it (0: none yet).
+    thread: std::sync::atomic::AtomicI32,
+    /// The limit written last (`u64::MAX`: none written yet).
+    max: AtomicU64,
+}
+
+impl StackPids {
+    /// A cgroup for an init thread, where this process runs as uid 0, a
+    /// pids cgroup can be made, and more than one call is expected: the
+    /// first move of a thread into a cgroup waits for an RCU grace period
+    /// (10–14 ms on the reference machine), which a process that makes one
+    /// call (`jig call`) would pay on that call's path; there the init's
+    /// count alone bounds the call, as before.
+    pub(crate) fn new() -> Option<StackPids> {
+        if !nix::unistd::geteuid().is_root() || super::expected() != super::Expect::Calls {
+            return None;
+        }
+        let base = pids_base()?;
+        // Not removed as a call's is (which kills what is in it: here,
+        // this process's own thread), but as `Drop` below says.
+        let cgroup = std::mem::ManuallyDrop::new(PidsCgroup::create(&base, 1).ok()?);
+        Some(StackPids {
+            path: cgroup.path.clone(),
+            base,
+            thread: std::sync::atomic::AtomicI32::new(0),
+            max: AtomicU64::new(u64::MAX),
+        })
+    }
+
+    /// Sets the limit for the call of the init cloned next, or handed a
+    /// call: `processes`, the init counted among them as `RLIMIT_NPROC`
+    /// counts it, and four more: the thread itself, the exited init of the
+    /// call before (counted until it is reaped), and the next call's init
+    /// and its armed process, made while this call runs. The init's own
+    /// count (`spawn::watch`) still ends a call past `processes`.
+    pub(crate) fn limit(&self, processes: u64) -> std::io::Result<()> {
+        let max = processes.saturating_add(4);
+        if self.max.load(Ordering::Acquire) != max {
+            std::fs::write(self.path.join("pids.max"), max.to_string())?;
+            self.max.store(max, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Moves the calling thread (only: `tasks`, not `cgroup.procs`) into
+    /// the cgroup, so that what it clones from then on starts there.
+    pub(crate) fn enter_thread(&self) -> std::io::Result<()> {
+        let tid = nix::unistd::gettid().as_raw();
+        std::fs::write(self.path.join("tasks"), tid.to_string())?;
+        self.thread.store(tid, Ordering::Release);
+        Ok(())
+    }
+}
+
+impl Drop for StackPids {
+    /// Its thread goes back to this process's cgroup, then the cgroup is
+    /// removed if it is empty (an init of its thread not reaped yet keeps
+    /// it; the next process of this program removes it, see
+    /// [`remove_stale`]). Nothing in it is killed: its thread is one of
+    /// this process's.
+    fn drop(&mut self) {
+        let tid = self.thread.load(Ordering::Acquire);
+        if tid != 0 {
+            let _ = std::fs::write(self.base.join("tasks"), tid.to_string());
+        }
+        let _ = std::fs::remove_dir(&self.path);
     }
 }
 

@@ -121,6 +121,10 @@ pub(crate) struct NsPlan<'a> {
     /// The process bound the init enforces itself by counting (where the
     /// operating system's own bound does not apply: uid 0).
     pub(crate) watch_processes: Option<u64>,
+    /// The call's process bound (`Limits::max_processes`), which the pids
+    /// cgroup of an init stack enforces for uid 0 (see
+    /// [`super::cgroup::StackPids`]).
+    pub(crate) max_processes: u64,
     /// Once it has reported, the init waits to be ended with the thread
     /// that cloned it (`PR_SET_PDEATHSIG`) instead of exiting: in a
     /// process that makes one call and exits ([`super::Expect::OneCall`]),
@@ -313,6 +317,9 @@ pub(super) struct InitStack {
     /// Where the armed processes of inits on this stack run (init threads'
     /// stacks only; see [`super::armed`]).
     space: Option<super::armed::ArmedSpace>,
+    /// The pids cgroup its inits start in: their init thread's (as uid 0
+    /// only).
+    pids: Option<std::sync::Arc<super::cgroup::StackPids>>,
 }
 
 impl InitStack {
@@ -320,14 +327,21 @@ impl InitStack {
         Ok(InitStack {
             stack: Mapping::new(len)?,
             space: None,
+            pids: None,
         })
     }
 
     /// This stack with a space for its inits' armed processes (none when
-    /// it cannot be mapped).
-    fn with_space(mut self) -> InitStack {
+    /// it cannot be mapped) and the pids cgroup its thread is in, if any.
+    fn with_space(mut self, pids: Option<&std::sync::Arc<super::cgroup::StackPids>>) -> InitStack {
         self.space = super::armed::ArmedSpace::new();
+        self.pids = pids.cloned();
         self
+    }
+
+    /// The pids cgroup of this stack's inits, if it has one.
+    pub(super) fn pids(&self) -> Option<&std::sync::Arc<super::cgroup::StackPids>> {
+        self.pids.as_ref()
     }
 
     /// The space for the armed processes of inits on this stack.
@@ -570,6 +584,9 @@ pub(super) struct WarmKind {
     pub(super) proc: bool,
     pub(super) arm: Option<ArmSpec>,
     pub(super) tmp: Option<(CString, CString)>,
+    /// The process bound its stack's pids cgroup starts with (a call with
+    /// another sets its own when it is handed the init).
+    pub(super) max_processes: u64,
 }
 
 /// The filter a warm init's armed process installs (see [`Template`]).
@@ -605,6 +622,7 @@ fn next_warm(plan: &ChildPlan<'_>) -> Option<WarmKind> {
             tmp: plan
                 .namespaces
                 .map(|ns| (ns.tmp.to_owned(), ns.tmpfs_options.to_owned())),
+            max_processes: plan.namespaces.map_or(u64::MAX, |ns| ns.max_processes),
         })
 }
 
@@ -629,8 +647,15 @@ fn init_thread(
     itself: &std::sync::mpsc::Sender<InitRequest>,
     warm: Option<(bool, FirstInitThread)>,
 ) {
-    let stack = stack.with_space();
-    let spare = InitStack::new(INIT_STACK).ok().map(InitStack::with_space);
+    // As uid 0, this thread moves once into a pids cgroup of its own, which
+    // every init it clones starts in (see `super::cgroup::StackPids`).
+    let pids = super::cgroup::StackPids::new()
+        .filter(|pids| pids.enter_thread().is_ok())
+        .map(std::sync::Arc::new);
+    let stack = stack.with_space(pids.as_ref());
+    let spare = InitStack::new(INIT_STACK)
+        .ok()
+        .map(|spare| spare.with_space(pids.as_ref()));
     // The next call's init runs on `current` (where its warm init waits);
     // `other` is free while it runs.
     let (mut current, mut other) = (&stack, spare.as_ref());
@@ -660,6 +685,7 @@ fn init_thread(
             proc,
             arm: None,
             tmp: None,
+            max_processes: crate::Limits::default().max_processes,
         };
         let offered = offer(start_warm(other.map(|_| current), Some(first_kind)));
         // Offered (or not, with enough idle threads): the promise is over.
@@ -688,7 +714,8 @@ fn init_thread(
                 // `current` is free: the caller took this thread's warm
                 // init, if it had one, and ended it (it did not fit) or
                 // there was none.
-                let started = clone_on(current, init_entry, plan_address);
+                let max = plan.namespaces.map_or(u64::MAX, |ns| ns.max_processes);
+                let started = clone_on(current, init_entry, plan_address, max);
                 let _ = reply.send(started.as_ref().map(|running| running.pid).map_err(|e| *e));
                 (started, None, next)
             }
@@ -742,7 +769,15 @@ pub(super) fn clone_on(
     stack: &InitStack,
     entry: extern "C" fn(*mut libc::c_void) -> c_int,
     arg: usize,
+    max_processes: u64,
 ) -> Result<Running, i32> {
+    // As uid 0, the init starts in its thread's pids cgroup, limited to the
+    // call's bound, so that it and every process of its call count from
+    // their start. Where the limit cannot be set the init's count still
+    // bounds the call.
+    if let Some(pids) = stack.pids() {
+        let _ = pids.limit(max_processes);
+    }
     let flags = libc::CLONE_VM
         | libc::CLONE_NEWUSER
         | libc::CLONE_NEWPID
@@ -889,6 +924,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
             read_only: &[],
             masked: &[],
             watch_processes: None,
+            max_processes: u64::MAX,
             linger: false,
         }),
         program_stack: std::ptr::null_mut(),

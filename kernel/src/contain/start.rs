@@ -253,6 +253,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             read_only: &read_only,
             masked: &masked,
             watch_processes: plan.watch_processes.then_some(request.limits.max_processes),
+            max_processes: request.limits.max_processes,
             linger: super::expected() == super::Expect::OneCall,
         }),
         program_stack: if confinement.namespaces {

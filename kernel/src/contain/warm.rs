@@ -84,6 +84,9 @@ pub(super) struct Warm {
     /// The tmpfs it mounted ahead (where, with which options): a call that
     /// asks for the same uses it.
     tmp: Option<(CString, CString)>,
+    /// The pids cgroup it was cloned into (its stack's), whose limit the
+    /// call sets to its own.
+    pids: Option<std::sync::Arc<super::cgroup::StackPids>>,
 }
 
 impl Warm {
@@ -124,7 +127,7 @@ impl Warm {
             }),
         });
         let address = &*setup as *const Setup as usize;
-        let running = spawn::clone_on(stack, warm_entry, address).ok()?;
+        let running = spawn::clone_on(stack, warm_entry, address, kind.max_processes).ok()?;
         // The warm init has its own copy of its end; this one would keep
         // it from seeing this end close.
         drop(theirs);
@@ -134,6 +137,7 @@ impl Warm {
             socket: ours,
             arm: arm.map(|(spec, _)| spec),
             tmp: kind.tmp,
+            pids: stack.pids().cloned(),
         };
         if warm.running.pidfd < 0 {
             // Without a pidfd its call's end could not be waited for (the
@@ -181,7 +185,12 @@ impl Warm {
                 ns.tmp == path.as_c_str() && ns.tmpfs_options == options.as_c_str()
             })
         });
-        if !fits || !self.ready() || !self.send(plan, armed, tmp) {
+        // In its stack's pids cgroup, the call's own bound (as uid 0).
+        let bounded = match (&self.pids, plan.namespaces) {
+            (Some(pids), Some(ns)) => pids.limit(ns.max_processes).is_ok(),
+            _ => true,
+        };
+        if !fits || !bounded || !self.ready() || !self.send(plan, armed, tmp) {
             self.end();
             return None;
         }
@@ -229,6 +238,7 @@ impl Warm {
             socket,
             arm: _,
             tmp: _,
+            pids: _,
         } = self;
         drop(socket);
         let pid = nix::unistd::Pid::from_raw(running.pid);
