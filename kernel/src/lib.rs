@@ -48,7 +48,7 @@
 //! | network | seccomp refuses `socket()` for every family (a `socketpair(AF_UNIX)` is allowed) and io_uring, checks the architecture and refuses the x32 ABI; Landlock TCP rules and scoping behind it | none from the call itself |
 //! | the integrator's environment and memory | every capability dropped (bounding set, securebits), `no_new_privs`; Landlock ptrace and signal scoping; a private `/proc` in a PID namespace, mounted `hidepid=4`, where the program sees only the processes it may inspect (itself and its children, not the call's init, a clone of the integrator whose command line it would show) | none (on a kernel older than 5.8, the init's command line) |
 //! | outliving the call (`setsid`, double fork), SIGKILL of the integrator | the call's init is PID 1 of a fresh PID namespace: when the program ends or the init is killed, the operating system kills everything of the call; the init dies with the thread that cloned it (`PR_SET_PDEATHSIG`), a `jig-init` thread that lives until the init has exited; the init shares the integrator's memory (`CLONE_VM`, nothing copied) and never allocates | without user namespaces (reported), only the process group is ended |
-//! | fork bombs, huge files, endless CPU | `RLIMIT_NPROC` in the call's own user namespace; as root (which the operating system exempts from it) the call's init counts the call's tasks every 2 ms and ends the call past the bound (a pids cgroup without namespaces); `RLIMIT_FSIZE`, `RLIMIT_CPU` as a backstop to the timeout, no core files, optional `RLIMIT_AS` ([`Limits`]) | memory is bounded only where [`Limits::max_memory`] is set; as root, a bomb faster than the 2 ms count can briefly pass the bound before it is ended |
+//! | fork bombs, huge files, endless CPU | `RLIMIT_NPROC` in the call's own user namespace; as root (which the operating system exempts from it) a process that expects more calls clones each call's init into a pids cgroup of its init thread's, limited to the bound (and the few processes of jig's own it holds), and the init counts the call's tasks every 2 ms and ends the call past the bound (a pids cgroup without namespaces); `RLIMIT_FSIZE`, `RLIMIT_CPU` as a backstop to the timeout, no core files, optional `RLIMIT_AS` ([`Limits`]) | memory is bounded only where [`Limits::max_memory`] is set; as root in a process that makes one call (`jig call`), or where no pids cgroup can be made, only the 2 ms count bounds it, and a bomb faster than that can briefly pass the bound before it is ended |
 //! | filling the disk through `TMPDIR` | a private temporary folder per call, a size-bounded tmpfs in the call's mount namespace, gone with the call's namespace whatever happened | without mount namespaces, only the per-file limit bounds it |
 //!
 //! # How a contained call starts
@@ -133,14 +133,18 @@
 //!   that starts `jig call` once per call paid every time; the build's
 //!   namespace probe mounts over the base itself, in its own namespace;
 //! - a pids cgroup is probed only where the namespaces do not bound the
-//!   process count themselves;
+//!   process count themselves; as root, each init thread of a process that
+//!   expects more calls moves once into a pids cgroup of its own (the
+//!   first move of a thread waits for an RCU grace period, about 10 ms)
+//!   and its inits start there, so no call moves anything;
 //! - the ruleset is made per call (the init adds the rules of its own
 //!   mounts to it, which must reach no other call) from descriptors kept
 //!   open between calls, each checked by one `stat` (at most once a
 //!   second) to still name the same file; in a process that expects more
 //!   calls, the init thread makes the next one while a call's program
 //!   runs, with the rules that call had, and a call whose rules (files and
-//!   rights) are exactly those takes it instead of making its own; the files that start a program
+//!   rights) are exactly those takes it instead of making its own; the
+//!   files that start a program
 //!   (ELF loader, `#!` interpreter) are remembered while every file read to
 //!   learn them keeps its inode, size and times;
 //! - the seccomp filter decides by a short tree of comparisons: the
