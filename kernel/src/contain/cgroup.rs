@@ -86,6 +86,10 @@ impl PidsCgroup {
     }
 }
 
+/// The most processes Linux allows (`PID_MAX_LIMIT` on 64-bit systems):
+/// `pids.max` takes no number above it.
+const PID_MAX_LIMIT: u64 = 4 * 1024 * 1024;
+
 /// The pids cgroup of an init thread (see `spawn::init_thread`): the
 /// thread moves into it once, and every init it clones starts in it, so
 /// that the init and every process of its call count against its limit
@@ -96,25 +100,27 @@ impl PidsCgroup {
 /// its namespace's processes, every few milliseconds, missed bursts (a
 /// program could fork 400 processes between two counts and exit).
 #[derive(Debug)]
-pub(crate) struct StackPids {
+pub(crate) struct ThreadPids {
     /// The cgroup's folder.
     path: PathBuf,
     /// This process's own pids cgroup, where the thread goes back.
     base: PathBuf,
     /// The thread that entered it (0: none yet).
     thread: std::sync::atomic::AtomicI32,
-    /// The limit written last (`u64::MAX`: none written yet).
-    max: AtomicU64,
+    /// The limit written last (`None`: none yet); held while writing, so
+    /// that two threads setting limits cannot leave it saying another
+    /// limit than the file's.
+    max: std::sync::Mutex<Option<u64>>,
 }
 
-impl StackPids {
+impl ThreadPids {
     /// A cgroup for an init thread, where this process runs as uid 0, a
     /// pids cgroup can be made, and more than one call is expected: the
     /// first move of a thread into a cgroup waits for an RCU grace period
     /// (10–14 ms on the reference machine), which a process that makes one
     /// call (`jig call`) would pay on that call's path; there the init's
     /// count alone bounds the call, as before.
-    pub(crate) fn new() -> Option<StackPids> {
+    pub(crate) fn new() -> Option<ThreadPids> {
         if !nix::unistd::geteuid().is_root() || super::expected() != super::Expect::Calls {
             return None;
         }
@@ -122,11 +128,11 @@ impl StackPids {
         // Not removed as a call's is (which kills what is in it: here,
         // this process's own thread), but as `Drop` below says.
         let cgroup = std::mem::ManuallyDrop::new(PidsCgroup::create(&base, 1).ok()?);
-        Some(StackPids {
+        Some(ThreadPids {
             path: cgroup.path.clone(),
             base,
             thread: std::sync::atomic::AtomicI32::new(0),
-            max: AtomicU64::new(u64::MAX),
+            max: std::sync::Mutex::new(None),
         })
     }
 
@@ -136,11 +142,21 @@ impl StackPids {
     /// call before (counted until it is reaped), and the next call's init
     /// and its armed process, made while this call runs. The init's own
     /// count (`spawn::watch`) still ends a call past `processes`.
+    /// Past the most processes the operating system allows, no limit.
     pub(crate) fn limit(&self, processes: u64) -> std::io::Result<()> {
         let max = processes.saturating_add(4);
-        if self.max.load(Ordering::Acquire) != max {
-            std::fs::write(self.path.join("pids.max"), max.to_string())?;
-            self.max.store(max, Ordering::Release);
+        let mut written = self
+            .max
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if *written != Some(max) {
+            let text = if max > PID_MAX_LIMIT {
+                "max".to_owned()
+            } else {
+                max.to_string()
+            };
+            std::fs::write(self.path.join("pids.max"), text)?;
+            *written = Some(max);
         }
         Ok(())
     }
@@ -155,7 +171,7 @@ impl StackPids {
     }
 }
 
-impl Drop for StackPids {
+impl Drop for ThreadPids {
     /// Its thread goes back to this process's cgroup, then the cgroup is
     /// removed if it is empty (an init of its thread not reaped yet keeps
     /// it; the next process of this program removes it, see

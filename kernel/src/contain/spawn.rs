@@ -122,8 +122,8 @@ pub(crate) struct NsPlan<'a> {
     /// operating system's own bound does not apply: uid 0).
     pub(crate) watch_processes: Option<u64>,
     /// The call's process bound (`Limits::max_processes`), which the pids
-    /// cgroup of an init stack enforces for uid 0 (see
-    /// [`super::cgroup::StackPids`]).
+    /// cgroup of an init thread enforces for uid 0 (see
+    /// [`super::cgroup::ThreadPids`]).
     pub(crate) max_processes: u64,
     /// Once it has reported, the init waits to be ended with the thread
     /// that cloned it (`PR_SET_PDEATHSIG`) instead of exiting: in a
@@ -319,7 +319,7 @@ pub(super) struct InitStack {
     space: Option<super::armed::ArmedSpace>,
     /// The pids cgroup its inits start in: their init thread's (as uid 0
     /// only).
-    pids: Option<std::sync::Arc<super::cgroup::StackPids>>,
+    pids: Option<std::sync::Arc<super::cgroup::ThreadPids>>,
 }
 
 impl InitStack {
@@ -333,14 +333,14 @@ impl InitStack {
 
     /// This stack with a space for its inits' armed processes (none when
     /// it cannot be mapped) and the pids cgroup its thread is in, if any.
-    fn with_space(mut self, pids: Option<&std::sync::Arc<super::cgroup::StackPids>>) -> InitStack {
+    fn with_space(mut self, pids: Option<&std::sync::Arc<super::cgroup::ThreadPids>>) -> InitStack {
         self.space = super::armed::ArmedSpace::new();
         self.pids = pids.cloned();
         self
     }
 
     /// The pids cgroup of this stack's inits, if it has one.
-    pub(super) fn pids(&self) -> Option<&std::sync::Arc<super::cgroup::StackPids>> {
+    pub(super) fn pids(&self) -> Option<&std::sync::Arc<super::cgroup::ThreadPids>> {
         self.pids.as_ref()
     }
 
@@ -584,7 +584,7 @@ pub(super) struct WarmKind {
     pub(super) proc: bool,
     pub(super) arm: Option<ArmSpec>,
     pub(super) tmp: Option<(CString, CString)>,
-    /// The process bound its stack's pids cgroup starts with (a call with
+    /// The process bound its init thread's pids cgroup starts with (a call with
     /// another sets its own when it is handed the init).
     pub(super) max_processes: u64,
 }
@@ -648,8 +648,8 @@ fn init_thread(
     warm: Option<(bool, FirstInitThread)>,
 ) {
     // As uid 0, this thread moves once into a pids cgroup of its own, which
-    // every init it clones starts in (see `super::cgroup::StackPids`).
-    let pids = super::cgroup::StackPids::new()
+    // every init it clones starts in (see `super::cgroup::ThreadPids`).
+    let pids = super::cgroup::ThreadPids::new()
         .filter(|pids| pids.enter_thread().is_ok())
         .map(std::sync::Arc::new);
     let stack = stack.with_space(pids.as_ref());

@@ -84,9 +84,9 @@ pub(super) struct Warm {
     /// The tmpfs it mounted ahead (where, with which options): a call that
     /// asks for the same uses it.
     tmp: Option<(CString, CString)>,
-    /// The pids cgroup it was cloned into (its stack's), whose limit the
-    /// call sets to its own.
-    pids: Option<std::sync::Arc<super::cgroup::StackPids>>,
+    /// The pids cgroup it was cloned into (its init thread's), whose limit
+    /// the call sets to its own.
+    pids: Option<std::sync::Arc<super::cgroup::ThreadPids>>,
 }
 
 impl Warm {
@@ -185,7 +185,7 @@ impl Warm {
                 ns.tmp == path.as_c_str() && ns.tmpfs_options == options.as_c_str()
             })
         });
-        // In its stack's pids cgroup, the call's own bound (as uid 0).
+        // In its init thread's pids cgroup, the call's own bound (as uid 0).
         let bounded = match (&self.pids, plan.namespaces) {
             (Some(pids), Some(ns)) => pids.limit(ns.max_processes).is_ok(),
             _ => true,
