@@ -13,18 +13,26 @@
 //! init's exit, after the call's report), says so, and waits.
 //!
 //! When the call comes and fits (the same filter; its command within the
-//! space below), the init wakes the armed process instead of cloning a
-//! program: it takes a copy of the descriptor table it shared with the
-//! init, does what a cloned program does (standard streams, directory,
+//! space below), the init takes a copy of the descriptor table it shared
+//! with the armed process (which keeps the original, with the call's
+//! descriptors) and wakes it instead of cloning a program; the armed
+//! process does what a cloned program does (standard streams, directory,
 //! limits, capabilities, Landlock), copies its command into its space, and
-//! calls `execve` with the pointers its filter pins. A call that does not
-//! fit ends the armed process and clones its program as before.
+//! calls `execve` with the pointers its filter pins. The init closes its
+//! copies of the call's descriptors and waits for the program's exit, as
+//! for a cloned program's. A call that does not fit ends the armed process
+//! and clones its program as before.
 //!
 //! The armed process shares the integrator's memory, as the init does,
-//! until `execve`, on a stack of its own; the init learns that it has
-//! called `execve` (or exited) as a `vfork` parent does: the operating
-//! system clears a word when it lets go of the shared memory
-//! (`CLONE_CHILD_CLEARTID`), and wakes whoever waits on it.
+//! until `execve`, on a stack of its own; it reads the init's copy of the
+//! call's plan until then, which stays where it is (in the frame of the
+//! warm init's main function, which never returns). Where the init cannot
+//! copy the table, it waits until the armed process has called `execve`
+//! (or exited) as a `vfork` parent does: the operating system clears a
+//! word when it lets go of the shared memory (`CLONE_CHILD_CLEARTID`), and
+//! wakes whoever waits on it. The two processes share the C library's
+//! `errno` too: neither reads it after a call of the other may have set
+//! it, except to report a failure (the armed process's, before `execve`).
 //!
 //! The pinned pointers are those of this space, one per init stack, at an
 //! address the operating system chose. The program cannot read its filter
@@ -206,15 +214,31 @@ pub(super) fn waiting(space: usize) -> bool {
 }
 
 /// In a warm init: hands the call of `plan` (this init's copy) to its
-/// armed process and waits, as a `vfork` parent, until that process has
-/// called `execve` or exited.
+/// armed process. This process first takes a descriptor table of its own:
+/// the one it shared with the armed process, with the call's descriptors,
+/// stays the armed process's alone, so that this one may close its copies
+/// and go on to wait for the program's exit at once, instead of waking as
+/// the program calls `execve` (which, on a busy processor, is preempted by
+/// it). Where it cannot (no memory for the copy), it waits as a `vfork`
+/// parent until the armed process has called `execve` or exited, as the
+/// armed process takes its own table first thing.
+///
+/// Either way the armed process reads `plan` until `execve`: the caller
+/// keeps it alive and unchanged (a warm init's copy lives in the frame of
+/// `warm_main`, which never returns).
 pub(super) fn fire(space: usize, plan: &ChildPlan<'_>) {
+    #[expect(unsafe_code)]
+    // SAFETY: a raw unshare of this process's own descriptor table.
+    let own_table = unsafe { libc::unshare(libc::CLONE_FILES) } == 0;
     let control = control(space);
     control
         .plan
         .store(plan as *const ChildPlan<'_> as usize, Ordering::Release);
     control.go.store(1, Ordering::Release);
     futex_wake(&control.go);
+    if own_table {
+        return;
+    }
     loop {
         match control.life.load(Ordering::Acquire) {
             0 => return,
@@ -265,8 +289,7 @@ extern "C" fn armed_entry(arming: *mut libc::c_void) -> c_int {
     }
     #[expect(unsafe_code)]
     // SAFETY: the init's copy of the call's plan, alive and unchanged
-    // until this process has called `execve` or exited (the init waits in
-    // `fire`).
+    // until this process has called `execve` or exited (see `fire`).
     let plan = unsafe { &*(control.plan.load(Ordering::Acquire) as *const ChildPlan<'_>) };
     spawn::armed_program_main(plan, space)
 }

@@ -1347,8 +1347,9 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
     let watch_limit = ns.watch_processes.filter(|_| ns.proc);
     let linger = ns.linger;
     let program = if let Some(armed) = plan.armed {
-        // Its filter is installed: it goes on from its call's plan, and
-        // this process waits as for a `vfork` (see `super::armed`).
+        // Its filter is installed: it goes on from its call's plan, in the
+        // descriptor table it shared with this process, which takes a copy
+        // first (see `super::armed`).
         super::armed::fire(armed.space, plan);
         c_long::from(armed.pid)
     } else if plan.program_stack.is_null() {
@@ -1442,18 +1443,26 @@ fn end_the_call() {
 }
 
 /// The init's wait: reaps every child until the program is reaped; its
-/// wait status.
+/// wait status. A failed wait (interrupted by a signal) is tried again
+/// while the program exists; `errno`, which an armed program shares with
+/// this process until its `execve`, is not read.
 #[expect(unsafe_code)]
 fn wait_for(program: c_long) -> c_int {
     let mut status: c_int = 0;
+    let Ok(pid) = libc::pid_t::try_from(program) else {
+        return 0x7f00;
+    };
     loop {
-        // SAFETY: waitpid on a local status word.
-        let reaped = unsafe { libc::waitpid(-1, &mut status, libc::__WALL) };
-        if reaped as c_long == program {
-            return status;
-        }
-        if reaped < 0 && errno() != libc::EINTR {
-            return 0x7f00; // exit 127: the program vanished unreaped
+        // SAFETY: waitpid on a local status word; kill with signal 0 only
+        // asks whether the process exists.
+        unsafe {
+            let reaped = libc::waitpid(-1, &mut status, libc::__WALL);
+            if reaped == pid {
+                return status;
+            }
+            if reaped < 0 && libc::kill(pid, 0) != 0 {
+                return 0x7f00; // exit 127: the program vanished unreaped
+            }
         }
     }
 }
@@ -1734,8 +1743,10 @@ fn program_main(plan: &ChildPlan<'_>) -> ! {
 
 /// The program's side in an armed process (see [`super::armed`]), whose
 /// filter is installed: its own descriptor table first (it shared its
-/// init's until now), then as [`program_main`], the command copied into
-/// the space at `space` for the pinned `execve`.
+/// init's until now; when the init took a copy of it, as it does, the
+/// table is this process's alone already and nothing is copied), then as
+/// [`program_main`], the command copied into the space at `space` for the
+/// pinned `execve`.
 #[expect(unsafe_code)]
 pub(super) fn armed_program_main(plan: &ChildPlan<'_>, space: usize) -> ! {
     let report = plan.report;

@@ -117,6 +117,10 @@ pub(crate) const ALL: &[Case] = &[
         "alternating_access_gets_each_calls_own_rules",
         alternating_access_gets_each_calls_own_rules,
     ),
+    (
+        "an_armed_program_that_cannot_start_is_reported",
+        an_armed_program_that_cannot_start_is_reported,
+    ),
 ];
 
 fn py(script: &str) -> Vec<String> {
@@ -1338,4 +1342,46 @@ fn a_call_whose_waiting_init_was_killed_still_runs() {
     assert!(!next.render().contains(&canary), "{}", next.render());
     let ok = world.run(true, Access::ReadOnly, &["echo", "second"]);
     assert!(ok.render().contains("second"), "{}", ok.render());
+}
+
+/// A call taken by an armed program whose `execve` fails (the interpreter
+/// its script names is gone) is reported as not started, as a cloned
+/// program's is: its init, which goes on at once after waking it, leaves
+/// the armed process the descriptors it reports on. The next call runs.
+fn an_armed_program_that_cannot_start_is_reported() {
+    let world = World::new();
+    let script = world.workspace.path().join("breaks-itself");
+    // Run once, it names an interpreter that does not exist.
+    std::fs::write(
+        &script,
+        "#!/bin/bash\nprintf '#!/nonexistent/jig-interpreter\\necho ran\\n' > \"$0\"\n\
+         echo first ran\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = script.display().to_string();
+    let limits = support::limits();
+    let kernel = world.kernel(true, limits);
+    let options = jig_kernel::RunOptions::new(limits).with_access(Access::WriteWorkspace);
+    let first = kernel.run_with(&[path.as_str()], &options).unwrap();
+    assert!(first.render().contains("first ran"), "{}", first.render());
+    // The next call's init waits with its armed program, made during the
+    // first call with the first call's filter.
+    let armed: Vec<support::ChildInit> = support::waiting_inits(Duration::from_secs(5))
+        .iter()
+        .flat_map(|init| support::children_of_named(&init.pid.to_string(), "jig-armed"))
+        .collect();
+    assert!(
+        !armed.is_empty(),
+        "no armed program waits for the next call"
+    );
+    match kernel.run_with(&[path.as_str()], &options) {
+        Err(jig_kernel::KernelError::ProgramNotFound { program, .. }) => {
+            assert!(program.ends_with("breaks-itself"), "{program}");
+        }
+        Err(other) => panic!("not reported as a program that cannot start: {other}"),
+        Ok(outcome) => panic!("reported as run: {}", outcome.render()),
+    }
+    let next = world.run(true, Access::ReadOnly, &["echo", "next"]);
+    assert!(next.render().contains("next"), "{}", next.render());
 }
