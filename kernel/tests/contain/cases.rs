@@ -1363,6 +1363,13 @@ fn an_armed_program_that_cannot_start_is_reported() {
     let limits = support::limits();
     let kernel = world.kernel(true, limits);
     let options = jig_kernel::RunOptions::new(limits).with_access(Access::WriteWorkspace);
+    // Calls with the script's access first, so that every init waiting
+    // when the script runs was armed with its filter (one made for another
+    // access, or none, would clone the program instead).
+    for _ in 0..3 {
+        let primed = kernel.run_with(&["echo", "primed"], &options).unwrap();
+        assert!(primed.render().contains("primed"), "{}", primed.render());
+    }
     let first = kernel.run_with(&[path.as_str()], &options).unwrap();
     assert!(first.render().contains("first ran"), "{}", first.render());
     // The next call's init waits with its armed program, made during the
