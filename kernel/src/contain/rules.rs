@@ -312,9 +312,12 @@ const MAX_OPENED: usize = 512;
 /// named at most this long ago, which that path was granted then: a file
 /// put in its place meanwhile gets nothing from the rule (it is refused,
 /// not let through), and the file moved away keeps the path's rights for
-/// at most this long. The paths are system folders and files, the root and
-/// the programs; what changes them is mostly a package upgrade. A `stat`
-/// per rule on every call was about a tenth of a call's own work.
+/// at most this long. A path found missing is, as long, taken as missing:
+/// a file made there meanwhile gets nothing either. The paths are system
+/// folders and files, the root and the programs; what changes them is
+/// mostly a package upgrade. A `stat` per rule on every call was about a
+/// tenth of a call's own work; the system folders this machine lacks
+/// (`/lib32`, `/libx32`) were opened, and not found, twice per call.
 const RECHECK_AFTER: Duration = Duration::from_secs(1);
 
 /// Which file a path named: its device and inode.
@@ -351,6 +354,8 @@ struct OpenedPath {
 #[derive(Debug, Default)]
 struct Opened {
     paths: HashMap<PathBuf, OpenedPath>,
+    /// The paths found missing, and when.
+    missing: HashMap<PathBuf, Instant>,
 }
 
 impl Opened {
@@ -378,8 +383,22 @@ impl Opened {
             }
         };
         if !current {
-            let fd =
-                nix::fcntl::open(path, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty()).ok()?;
+            if self
+                .missing
+                .get(path)
+                .is_some_and(|found| found.elapsed() < RECHECK_AFTER)
+            {
+                return None;
+            }
+            let opened = nix::fcntl::open(path, OFlag::O_PATH | OFlag::O_CLOEXEC, Mode::empty());
+            let Ok(fd) = opened else {
+                if self.missing.len() >= MAX_OPENED {
+                    self.missing.clear();
+                }
+                self.missing.insert(path.to_path_buf(), Instant::now());
+                return None;
+            };
+            self.missing.remove(path);
             let stat = nix::sys::stat::fstat(&fd).ok()?;
             if self.paths.len() >= MAX_OPENED {
                 self.paths.clear();
@@ -521,5 +540,22 @@ mod tests {
         std::fs::remove_dir(&path).unwrap();
         make_due(&mut cache, &path);
         assert!(cache.get(&path).is_none());
+    }
+
+    #[test]
+    fn a_missing_path_stays_missing_until_checked_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("later");
+        let mut cache = Opened::cache();
+        assert!(cache.get(&path).is_none());
+        std::fs::write(&path, "made").unwrap();
+        // Within the interval, missing as found: the file made since gets
+        // no rule yet (refused, not let through).
+        assert!(cache.get(&path).is_none());
+        let found = cache.missing.get_mut(&path).unwrap();
+        *found = Instant::now().checked_sub(RECHECK_AFTER).unwrap();
+        let opened = cache.get(&path).unwrap();
+        assert!(!opened.dir);
+        assert!(!cache.missing.contains_key(&path));
     }
 }

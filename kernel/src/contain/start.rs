@@ -310,8 +310,11 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
 fn protected_mounts(root: &Path, paths: &[std::path::PathBuf]) -> Vec<(CString, libc::c_ulong)> {
     use nix::sys::statvfs::{FsFlags, statvfs};
     let mut mounts = Vec::new();
+    // Folders found missing: the paths under them are not looked up again
+    // (several protected paths share `.git`, which most calls lack).
+    let mut missing = Vec::new();
     for path in paths {
-        let Some(canonical) = canonical_below(root, path) else {
+        let Some(canonical) = canonical_below(root, path, &mut missing) else {
             continue;
         };
         if !canonical.starts_with(root) || canonical == root {
@@ -346,20 +349,33 @@ fn protected_mounts(root: &Path, paths: &[std::path::PathBuf]) -> Vec<(CString, 
 /// components is a symbolic link is its own canonical form: one `lstat` per
 /// component instead of a `readlink` of every component from `/` (a call
 /// checks every protected path, most of which do not exist); a link found
-/// on the way resolves the whole path as `realpath` does.
-fn canonical_below(root: &Path, path: &Path) -> Option<std::path::PathBuf> {
+/// on the way resolves the whole path as `realpath` does. A component
+/// found missing on that walk is added to `missing`, and a path below one
+/// already there is missing without a look.
+fn canonical_below(
+    root: &Path,
+    path: &Path,
+    missing: &mut Vec<std::path::PathBuf>,
+) -> Option<std::path::PathBuf> {
     use std::path::Component;
     let joined = root.join(path);
     let Ok(rest) = joined.strip_prefix(root) else {
         return std::fs::canonicalize(&joined).ok();
     };
+    if missing.iter().any(|gone| joined.starts_with(gone)) {
+        return None;
+    }
     let mut walked = root.to_path_buf();
     for component in rest.components() {
         let Component::Normal(name) = component else {
             return std::fs::canonicalize(&joined).ok();
         };
         walked.push(name);
-        let kind = std::fs::symlink_metadata(&walked).ok()?.file_type();
+        let Ok(meta) = std::fs::symlink_metadata(&walked) else {
+            missing.push(walked);
+            return None;
+        };
+        let kind = meta.file_type();
         if kind.is_symlink() {
             return std::fs::canonicalize(&joined).ok();
         }
@@ -458,6 +474,7 @@ mod tests {
         std::fs::create_dir_all(root.join("plain/sub")).unwrap();
         std::os::unix::fs::symlink(root.join("real"), root.join("linked")).unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("away")).unwrap();
+        let mut missing = Vec::new();
         for path in [
             "plain",
             "plain/sub",
@@ -468,9 +485,12 @@ mod tests {
             "missing/below",
             "plain/../real",
             "linked/missing",
+            "missing/../plain",
         ] {
+            // One list of missing folders for all, as a call's protected
+            // paths share one.
             assert_eq!(
-                canonical_below(&root, Path::new(path)),
+                canonical_below(&root, Path::new(path), &mut missing),
                 std::fs::canonicalize(root.join(path)).ok(),
                 "{path}"
             );
@@ -478,8 +498,9 @@ mod tests {
         // An absolute path outside the root is resolved too (the caller
         // keeps only what lies inside).
         assert_eq!(
-            canonical_below(&root, outside.path()),
+            canonical_below(&root, outside.path(), &mut missing),
             std::fs::canonicalize(outside.path()).ok()
         );
+        assert_eq!(missing, [root.join("missing")], "looked up once");
     }
 }
