@@ -63,10 +63,14 @@ pub(crate) enum Stage {
     Exec,
     /// Leading a process group.
     ProcessGroup,
+    /// Making every mount read-only.
+    MountReadOnly,
+    /// Making the workspace writable again, for a call that may write.
+    WritableWorkspace,
 }
 
 /// Every stage with what it does, for error messages.
-const STAGES: [(Stage, &str); 19] = [
+const STAGES: [(Stage, &str); 21] = [
     (Stage::ParentGone, "check the parent"),
     (Stage::Setgroups, "deny setgroups in the user namespace"),
     (Stage::UidMap, "write the user id map"),
@@ -86,6 +90,8 @@ const STAGES: [(Stage, &str); 19] = [
     (Stage::Seccomp, "install the seccomp filter"),
     (Stage::Exec, "execute the program"),
     (Stage::ProcessGroup, "lead a process group"),
+    (Stage::MountReadOnly, "make every mount read-only"),
+    (Stage::WritableWorkspace, "make the workspace writable"),
 ];
 
 impl Stage {
@@ -132,6 +138,10 @@ pub(crate) struct NsPlan<'a> {
     /// sharing the integrator's memory, that memory's) then comes after the
     /// process's own, off the path of the process's exit.
     pub(crate) linger: bool,
+    /// The workspace, for a call that may write, with the mount flags its
+    /// file system has: every mount is read-only in the call's namespace
+    /// ([`enter_namespaces`]), the workspace is mounted writable again.
+    pub(crate) writable: Option<&'a (CString, libc::c_ulong)>,
     /// Paths made read-only, with the mount flags their file system has
     /// (which a user namespace may not drop).
     pub(crate) read_only: &'a [(CString, libc::c_ulong)],
@@ -921,6 +931,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
             proc,
             tmp_rights: 0,
             proc_rights: 0,
+            writable: None,
             read_only: &[],
             masked: &[],
             watch_processes: None,
@@ -1210,6 +1221,31 @@ pub(super) fn enter_namespaces(
         {
             return Err((Stage::MountPrivate, errno()));
         }
+        // Every mount read-only: Landlock bounds writing files, not their
+        // metadata (mode, times, extended attributes), which a call that
+        // may write the workspace could otherwise change anywhere its user
+        // owns a file, through a path or a descriptor open for reading
+        // (`chmod u+s` on a program of uid 0's, for an integrator running
+        // as uid 0). A call that may write gets its workspace mounted
+        // writable again ([`run_call`]); its tmpfs is mounted after this.
+        // Writing to a device (`/dev/null`) is not writing its file system.
+        let attr = MountAttr {
+            attr_set: MOUNT_ATTR_RDONLY,
+            attr_clr: 0,
+            propagation: 0,
+            userns_fd: 0,
+        };
+        if libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            c"/".as_ptr(),
+            libc::AT_RECURSIVE as libc::c_uint,
+            &raw const attr,
+            std::mem::size_of::<MountAttr>(),
+        ) != 0
+        {
+            return Err((Stage::MountReadOnly, errno()));
+        }
         // `hidepid=4` (ptraceable, Linux 5.8): a process sees in this /proc
         // only the processes it may inspect, whatever its groups. The
         // program (in a Landlock domain) may not inspect this init, a clone
@@ -1241,6 +1277,18 @@ pub(super) fn enter_namespaces(
     Ok(())
 }
 
+/// The argument of `mount_setattr` (Linux 5.12, before Landlock's 5.13).
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// `MOUNT_ATTR_RDONLY`.
+const MOUNT_ATTR_RDONLY: u64 = 1;
+
 /// Mounts a call's tmpfs on `path` with `options`; false (errno set) when
 /// it could not be.
 pub(super) fn mount_tmp(path: &CStr, options: &CStr) -> bool {
@@ -1268,6 +1316,31 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
     };
     if !plan.tmp_mounted && !mount_tmp(ns.tmp, ns.tmpfs_options) {
         fail(plan.report, Stage::MountTmp, errno());
+    }
+    if let Some((root, flags)) = ns.writable {
+        // SAFETY: mount calls on a NUL-terminated string the parent
+        // prepared. The bind is a mount of its own, made writable (a
+        // remount without `MS_RDONLY`); what is mounted below the
+        // workspace stays read-only.
+        let failed = unsafe {
+            libc::mount(
+                root.as_ptr(),
+                root.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            ) != 0
+                || libc::mount(
+                    std::ptr::null(),
+                    root.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND | libc::MS_REMOUNT | flags,
+                    std::ptr::null(),
+                ) != 0
+        };
+        if failed {
+            fail(plan.report, Stage::WritableWorkspace, errno());
+        }
     }
     for (path, flags) in ns.read_only {
         // SAFETY: mount calls on NUL-terminated strings the parent prepared.

@@ -167,6 +167,11 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     } else {
         (Vec::new(), Vec::new())
     };
+    let writable = match request.access {
+        Access::WriteWorkspace if confinement.namespaces => super::c_path(request.root)
+            .map(|root| (root, kept_mount_flags(request.root).unwrap_or(0))),
+        _ => None,
+    };
     let (tmp_rights, proc_rights) =
         super::rules::late_rights(confinement.landlock_abi.unwrap_or(0));
     let mut rlimits = vec![
@@ -250,6 +255,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             proc: confinement.private_proc,
             tmp_rights,
             proc_rights,
+            writable: writable.as_ref(),
             read_only: &read_only,
             masked: &masked,
             watch_processes: plan.watch_processes.then_some(request.limits.max_processes),
@@ -308,7 +314,6 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
 /// flags of their file system (a remount in a user namespace must keep
 /// them).
 fn protected_mounts(root: &Path, paths: &[std::path::PathBuf]) -> Vec<(CString, libc::c_ulong)> {
-    use nix::sys::statvfs::{FsFlags, statvfs};
     let mut mounts = Vec::new();
     // Folders found missing: the paths under them are not looked up again
     // (several protected paths share `.git`, which most calls lack).
@@ -320,28 +325,38 @@ fn protected_mounts(root: &Path, paths: &[std::path::PathBuf]) -> Vec<(CString, 
         if !canonical.starts_with(root) || canonical == root {
             continue;
         }
-        let Ok(stat) = statvfs(&canonical) else {
+        let Some(kept) = kept_mount_flags(&canonical) else {
             continue;
         };
-        let flags = stat.flags();
-        let mut kept: libc::c_ulong = 0;
-        for (st, ms) in [
-            (FsFlags::ST_NOSUID, libc::MS_NOSUID),
-            (FsFlags::ST_NODEV, libc::MS_NODEV),
-            (FsFlags::ST_NOEXEC, libc::MS_NOEXEC),
-            (FsFlags::ST_NOATIME, libc::MS_NOATIME),
-            (FsFlags::ST_NODIRATIME, libc::MS_NODIRATIME),
-            (FsFlags::ST_RELATIME, libc::MS_RELATIME),
-        ] {
-            if flags.contains(st) {
-                kept |= ms;
-            }
-        }
         if let Some(c) = super::c_path(&canonical) {
             mounts.push((c, kept));
         }
     }
     mounts
+}
+
+/// The mount flags of the file system `path` is on that a remount of a bind
+/// of it must keep (a user namespace may not drop them; a workspace on a
+/// read-only file system stays read-only); `None` when they cannot be
+/// read.
+fn kept_mount_flags(path: &Path) -> Option<libc::c_ulong> {
+    use nix::sys::statvfs::{FsFlags, statvfs};
+    let flags = statvfs(path).ok()?.flags();
+    let mut kept: libc::c_ulong = 0;
+    for (st, ms) in [
+        (FsFlags::ST_RDONLY, libc::MS_RDONLY),
+        (FsFlags::ST_NOSUID, libc::MS_NOSUID),
+        (FsFlags::ST_NODEV, libc::MS_NODEV),
+        (FsFlags::ST_NOEXEC, libc::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, libc::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, libc::MS_RELATIME),
+    ] {
+        if flags.contains(st) {
+            kept |= ms;
+        }
+    }
+    Some(kept)
 }
 
 /// The canonical form of `path` (relative to `root`, or absolute), `None`

@@ -42,6 +42,14 @@ pub(crate) const ALL: &[Case] = &[
     ),
     ("send_a_udp_datagram", send_a_udp_datagram),
     (
+        "send_a_datagram_to_a_unix_socket_outside",
+        send_a_datagram_to_a_unix_socket_outside,
+    ),
+    (
+        "change_metadata_outside_during_a_write_call",
+        change_metadata_outside_during_a_write_call,
+    ),
+    (
         "chmod_during_a_read_only_call",
         chmod_during_a_read_only_call,
     ),
@@ -332,6 +340,114 @@ fn send_a_udp_datagram() {
         let mut buffer = [0u8; 16];
         socket.recv(&mut buffer).is_ok()
     });
+}
+
+/// A datagram socket of a pair (or a pair of "raw" Unix sockets, which are
+/// datagram sockets) sends to whatever socket file it names, whatever its
+/// pair: an address outside the workspace that Landlock does not check.
+fn send_a_datagram_to_a_unix_socket_outside() {
+    let world = World::new();
+    let path = world.out("datagrams.sock");
+    let listener = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let mut buffer = [0u8; 64];
+    for (kind, access) in [
+        ("SOCK_DGRAM", Access::ReadOnly),
+        ("SOCK_DGRAM", Access::WriteWorkspace),
+        ("SOCK_RAW", Access::WriteWorkspace),
+    ] {
+        let script = format!(
+            "import socket\n\
+             a, b = socket.socketpair(socket.AF_UNIX, socket.{kind})\n\
+             a.sendto(b'hi', {:?})",
+            path.display().to_string()
+        );
+        twice(&format!("unix {kind} sendto, {access:?}"), |on| {
+            run_py(&world, on, access, &script);
+            within_half_a_second(|| listener.recv(&mut buffer).is_ok())
+        });
+    }
+    // A pair of stream sockets still works inside the call.
+    let outcome = world.run(
+        true,
+        Access::ReadOnly,
+        &py("import socket\n\
+             a, b = socket.socketpair()\n\
+             a.sendall(b'pair')\n\
+             print(b.recv(4).decode())")
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>(),
+    );
+    assert!(outcome.render().contains("pair"), "{}", outcome.render());
+}
+
+/// Landlock does not cover a file's metadata: a call that may write the
+/// workspace must still change no mode, time or extended attribute outside
+/// it (a `chmod u+s` on a program of uid 0's is a privilege).
+fn change_metadata_outside_during_a_write_call() {
+    let world = World::new();
+    let target = world.out("owned.txt");
+    std::fs::write(&target, "x").unwrap();
+    let folder = world.out("owned-folder");
+    std::fs::create_dir(&folder).unwrap();
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o7777;
+    let calls = format!(
+        "lambda: os.chmod({t:?}, 0o4777), lambda: os.chmod({f:?}, 0o777), \
+         lambda: os.utime({t:?}, (1, 1)), lambda: os.setxattr({t:?}, 'user.jig', b'1')",
+        t = target.display().to_string(),
+        f = folder.display().to_string(),
+    );
+    let script = format!(
+        "import os\nfor call in ({calls}):\n    try: call()\n    except OSError as error: print(error)"
+    );
+    let known = std::time::UNIX_EPOCH + Duration::from_secs(1_000_000);
+    let modified = |path: &Path| std::fs::metadata(path).unwrap().modified().unwrap();
+    // Whether the file has the attribute, which is removed.
+    let take_xattr = |path: &Path| {
+        let taken = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import os, sys\nif 'user.jig' in os.listxattr(sys.argv[1]):\n    \
+                 os.removexattr(sys.argv[1], 'user.jig'); print('had it')",
+            ])
+            .arg(path)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&taken.stdout).contains("had it")
+    };
+    let mut changed = Vec::new();
+    twice("metadata outside, write call", |on| {
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&target)
+            .unwrap()
+            .set_modified(known)
+            .unwrap();
+        run_py(&world, on, Access::WriteWorkspace, &script);
+        let found = [
+            mode(&target) != 0o644,
+            mode(&folder) != 0o755,
+            modified(&target) != known,
+            take_xattr(&target),
+        ];
+        changed.push(found);
+        found.iter().any(|&c| c)
+    });
+    // Each change happened without containment, none with it.
+    assert_eq!(changed, [[true; 4], [false; 4]]);
+    // Inside the workspace the same call may change a mode.
+    let inside = world.ws("mine.sh");
+    std::fs::write(&inside, "x").unwrap();
+    std::fs::set_permissions(&inside, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let outcome = world.run(
+        true,
+        Access::WriteWorkspace,
+        &["python3", "-c", "import os; os.chmod('mine.sh', 0o755)"],
+    );
+    assert_eq!(mode(&inside), 0o755, "{}", outcome.render());
 }
 
 fn chmod_during_a_read_only_call() {
