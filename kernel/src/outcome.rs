@@ -48,6 +48,11 @@ pub struct Outcome {
     pub output_held_open: bool,
     /// What the call was allowed to change.
     pub access: Access,
+    /// What the call made at protected paths that did not exist when it
+    /// started (where no read-only mount could cover them), moved there
+    /// under a name of its own that nothing reads (`.git` to
+    /// `.git.jig-set-aside-1`): the new paths, relative to the workspace.
+    pub set_aside: Vec<std::path::PathBuf>,
     /// What contained the call.
     pub confinement: Confinement,
 }
@@ -106,6 +111,16 @@ impl Outcome {
                 text.push('\n');
             }
             text.push_str("note: a background process kept the output open; it was not waited for");
+        }
+        for path in &self.set_aside {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&format!(
+                "note: this command made a protected path, which no command may write; it was \
+                 moved to {} and nothing reads it there",
+                path.display()
+            ));
         }
         text
     }

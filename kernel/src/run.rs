@@ -201,13 +201,16 @@ fn supervise_contained<S: AsRef<OsStr>>(
     let (watch, status) = status;
     drop(started.tmp);
     drop(started.cgroup);
-    Ok(watch.into_outcome(
+    let set_aside = contain::set_aside(kernel.root(), &started.missing);
+    let mut outcome = watch.into_outcome(
         argv,
         status,
         start,
         options.access,
         plan.confinement.clone(),
-    ))
+    );
+    outcome.set_aside = set_aside;
+    Ok(outcome)
 }
 
 /// The init of a call and the call's descriptors that are over, for the
@@ -416,6 +419,7 @@ impl Watch {
             output_held_open: self.held_open,
             access,
             confinement,
+            set_aside: Vec::new(),
         }
     }
 

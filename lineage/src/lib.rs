@@ -143,7 +143,7 @@ pub use export::{SchemaFormat, export};
 pub use layer::Layer;
 pub use path::{PathRefusal, confine_path};
 pub use pointer::{escape_pointer_segment, unescape_pointer_segment};
-pub use protected::{PROTECTED_PATHS, Protected, is_secret_name};
+pub use protected::{PROTECTED_PATHS, Protected, is_secret_name, linked_git_dir};
 pub use slot::{SlotSpec, SlotType};
 pub use spec::{CommandSpec, SpecError};
 pub use template::{SlotName, Template, TemplateError, Token};

@@ -10,16 +10,11 @@ use std::path::{Path, PathBuf};
 
 use crate::confine_path;
 
-/// Folders and files under the workspace root that no call may write: git's
-/// hooks, configuration, info and submodule folders (a hook or a
-/// configured program runs on the next git command), and jig's own folder.
-pub const PROTECTED_PATHS: &[&str] = &[
-    ".git/hooks",
-    ".git/config",
-    ".git/info",
-    ".git/modules",
-    ".jig",
-];
+/// Folders under the workspace root that no call may write: git's folder
+/// (a hook, a configured program, or a `commondir` or `config.worktree`
+/// pointing elsewhere runs something on the next git command: listing the
+/// files of it that git honours would imitate git), and jig's own folder.
+pub const PROTECTED_PATHS: &[&str] = &[".git", ".jig"];
 
 /// Whether a file name is one that holds secrets: `.env` and `.env.*`
 /// (not the `.example`, `.sample` and `.template` files that document
@@ -59,10 +54,8 @@ impl Protected {
     /// descriptor folder, an integrator's list). Secrets are not readable.
     pub fn new(root: &Path, extra: &[PathBuf]) -> Self {
         let mut write: Vec<PathBuf> = PROTECTED_PATHS.iter().map(|p| root.join(p)).collect();
-        if let Some(gitdir) = git_file_dir(root) {
-            for sub in ["hooks", "config", "info", "modules"] {
-                write.push(gitdir.join(sub));
-            }
+        if let Some(gitdir) = linked_git_dir(root) {
+            write.push(gitdir);
         }
         for path in extra {
             let path = if path.is_absolute() {
@@ -129,9 +122,9 @@ impl Protected {
     }
 }
 
-/// The folder a `.git` file (`gitdir: ...`) points to, when it lies inside
-/// the workspace.
-fn git_file_dir(root: &Path) -> Option<PathBuf> {
+/// The folder a `.git` file (`gitdir: ...`) at `root` points to, when it
+/// lies inside the workspace: protected as `.git` is.
+pub fn linked_git_dir(root: &Path) -> Option<PathBuf> {
     let dotgit = root.join(".git");
     if !dotgit.is_file() {
         return None;

@@ -472,6 +472,11 @@ fn kernel_builder(preset: &FullPreset, protected: &[PathBuf]) -> jig_kernel::Ker
             jig_lineage::PROTECTED_PATHS
                 .iter()
                 .map(PathBuf::from)
+                .chain(
+                    std::fs::canonicalize(&preset.root)
+                        .ok()
+                        .and_then(|root| jig_lineage::linked_git_dir(&root)),
+                )
                 .chain(protected.iter().cloned()),
         );
     if !preset.secrets_readable {

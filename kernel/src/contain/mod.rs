@@ -25,7 +25,7 @@ pub(crate) use cgroup::PidsCgroup;
 pub(crate) use elf::executed_files;
 pub use elf::script_interpreter;
 pub(crate) use rules::{CallPaths, ruleset};
-pub(crate) use start::{Request, program_status, start};
+pub(crate) use start::{Request, program_status, set_aside, start};
 pub(crate) use tmp::{CallTmp, MountPoint};
 
 /// How much containment a kernel asks for. Weaker settings are not values

@@ -142,6 +142,9 @@ pub(crate) struct NsPlan<'a> {
     /// file system has: every mount is read-only in the call's namespace
     /// ([`enter_namespaces`]), the workspace is mounted writable again.
     pub(crate) writable: Option<&'a (CString, libc::c_ulong)>,
+    /// Folders bound on themselves so that they cannot be renamed (the
+    /// folders above a protected path, for a call that may write).
+    pub(crate) pinned: &'a [CString],
     /// Paths made read-only, with the mount flags their file system has
     /// (which a user namespace may not drop).
     pub(crate) read_only: &'a [(CString, libc::c_ulong)],
@@ -932,6 +935,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
             tmp_rights: 0,
             proc_rights: 0,
             writable: None,
+            pinned: &[],
             read_only: &[],
             masked: &[],
             watch_processes: None,
@@ -1340,6 +1344,22 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
         };
         if failed {
             fail(plan.report, Stage::WritableWorkspace, errno());
+        }
+    }
+    for folder in ns.pinned {
+        // SAFETY: a mount call on a NUL-terminated string the parent
+        // prepared.
+        let failed = unsafe {
+            libc::mount(
+                folder.as_ptr(),
+                folder.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            ) != 0
+        };
+        if failed {
+            fail(plan.report, Stage::ProtectPaths, errno());
         }
     }
     for (path, flags) in ns.read_only {

@@ -27,6 +27,10 @@ pub(crate) struct Started {
     pub(crate) tmp: CallTmp,
     /// The call's pids cgroup, if it has one, removed when dropped.
     pub(crate) cgroup: Option<PidsCgroup>,
+    /// For a call that may write, the protected paths (their first missing
+    /// component) that did not exist when it started: whatever the call
+    /// makes there is set aside after it ([`set_aside`]).
+    pub(crate) missing: Vec<std::path::PathBuf>,
 }
 
 /// What one contained start needs from the kernel.
@@ -159,13 +163,14 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         filter: program.as_ptr().cast_mut().cast::<libc::sock_filter>(),
     });
 
-    let (read_only, masked) = if confinement.namespaces {
+    let writes = request.access == Access::WriteWorkspace;
+    let (protected, masked) = if confinement.namespaces {
         (
-            protected_mounts(request.root, request.read_only),
+            protected_mounts(request.root, request.read_only, writes),
             masked_files(request.root, request.mask),
         )
     } else {
-        (Vec::new(), Vec::new())
+        (Protected::default(), Vec::new())
     };
     let writable = match request.access {
         Access::WriteWorkspace if confinement.namespaces => super::c_path(request.root)
@@ -256,7 +261,8 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             tmp_rights,
             proc_rights,
             writable: writable.as_ref(),
-            read_only: &read_only,
+            pinned: &protected.pinned,
+            read_only: &protected.read_only,
             masked: &masked,
             watch_processes: plan.watch_processes.then_some(request.limits.max_processes),
             max_processes: request.limits.max_processes,
@@ -307,16 +313,38 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         status: status_r,
         tmp,
         cgroup,
+        missing: if writes {
+            protected.missing
+        } else {
+            Vec::new()
+        },
     })
 }
 
-/// The protected paths that exist now, inside the root, with the mount
-/// flags of their file system (a remount in a user namespace must keep
-/// them).
-fn protected_mounts(root: &Path, paths: &[std::path::PathBuf]) -> Vec<(CString, libc::c_ulong)> {
-    let mut mounts = Vec::new();
+/// A call's protected paths, as its init mounts them.
+#[derive(Default)]
+struct Protected {
+    /// Those that exist now, inside the root, with the mount flags of their
+    /// file system (a remount in a user namespace must keep them): mounted
+    /// read-only, which also keeps them from being renamed or removed.
+    read_only: Vec<(CString, libc::c_ulong)>,
+    /// For a call that may write, the folders between the root and a
+    /// protected path, each bound on itself: a mount point cannot be
+    /// renamed or removed, so the call cannot move a protected path away
+    /// with a folder above it and put a writable one in its place.
+    pinned: Vec<CString>,
+    /// The first missing component of each protected path that does not
+    /// exist now (a mount needs something to cover).
+    missing: Vec<std::path::PathBuf>,
+}
+
+/// The protected paths of a call under `root` (see [`Protected`]); `writes`:
+/// whether the call may write.
+fn protected_mounts(root: &Path, paths: &[std::path::PathBuf], writes: bool) -> Protected {
+    let mut protected = Protected::default();
+    let mut existing: Vec<std::path::PathBuf> = Vec::new();
     // Folders found missing: the paths under them are not looked up again
-    // (several protected paths share `.git`, which most calls lack).
+    // (several protected paths can share one).
     let mut missing = Vec::new();
     for path in paths {
         let Some(canonical) = canonical_below(root, path, &mut missing) else {
@@ -329,10 +357,62 @@ fn protected_mounts(root: &Path, paths: &[std::path::PathBuf]) -> Vec<(CString, 
             continue;
         };
         if let Some(c) = super::c_path(&canonical) {
-            mounts.push((c, kept));
+            protected.read_only.push((c, kept));
+            existing.push(canonical);
         }
     }
-    mounts
+    if writes {
+        let mut pins: Vec<&Path> = existing
+            .iter()
+            .flat_map(|path| path.ancestors().skip(1))
+            .filter(|folder| folder.starts_with(root) && *folder != root)
+            .filter(|folder| !existing.iter().any(|p| folder.starts_with(p)))
+            .collect();
+        // Outer folders first: each bind is made inside the one above it.
+        pins.sort_by_key(|folder| folder.components().count());
+        pins.dedup();
+        protected.pinned = pins.into_iter().filter_map(super::c_path).collect();
+    }
+    protected.missing = missing;
+    protected
+}
+
+/// What a call that may write made at protected paths that did not exist
+/// when it started (`missing`, see [`Protected::missing`]): each is renamed
+/// to a name of its own beside it (`.git` to `.git.jig-set-aside-1`), which
+/// nothing reads, so that no later git command or jig start honours what
+/// the call put there (a `.git/config` naming a program, a descriptor
+/// tool), and nothing of it is lost. Every process of the call has ended:
+/// nothing of it can race this. Returns the new names, relative to `root`.
+pub(crate) fn set_aside(root: &Path, missing: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let mut moved = Vec::new();
+    for path in missing {
+        if std::fs::symlink_metadata(path).is_err() {
+            continue;
+        }
+        // The folder above was found without a link when the call started
+        // (see `canonical_below`); the call may have replaced it since.
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            continue;
+        };
+        let unchanged = std::fs::canonicalize(parent).is_ok_and(|now| now == parent);
+        if !unchanged || !parent.starts_with(root) {
+            continue;
+        }
+        for n in 1..1000 {
+            let mut new_name = name.to_os_string();
+            new_name.push(format!(".jig-set-aside-{n}"));
+            let target = parent.join(new_name);
+            if std::fs::symlink_metadata(&target).is_ok() {
+                continue;
+            }
+            if std::fs::rename(path, &target).is_ok() {
+                moved.push(target.strip_prefix(root).unwrap_or(&target).to_path_buf());
+            }
+            break;
+        }
+    }
+    moved
 }
 
 /// The mount flags of the file system `path` is on that a remount of a bind

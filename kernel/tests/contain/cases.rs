@@ -102,6 +102,10 @@ pub(crate) const ALL: &[Case] = &[
     ),
     ("a_path_protected_for_one_run", a_path_protected_for_one_run),
     (
+        "move_a_protected_folder_away_or_make_a_missing_one",
+        move_a_protected_folder_away_or_make_a_missing_one,
+    ),
+    (
         "a_waiting_init_holds_nothing_and_ends_with_the_integrator",
         a_waiting_init_holds_nothing_and_ends_with_the_integrator,
     ),
@@ -1113,6 +1117,89 @@ fn protected_paths_and_secret_files() {
         std::fs::read_to_string(world.ws(".env")).unwrap(),
         "SECRET=top\n"
     );
+}
+
+/// A read-only mount covers a protected path, not the name it is found
+/// at: a call that may write could rename `.git` away and make a `.git`
+/// of its own (hooks, a `config` naming a program for the next git command
+/// outside the call), or move a folder above a protected path; and a
+/// protected path missing when the call starts has nothing to cover.
+fn move_a_protected_folder_away_or_make_a_missing_one() {
+    let world = World::new();
+    std::fs::create_dir_all(world.ws(".git/hooks")).unwrap();
+    std::fs::write(world.ws(".git/config"), "[core]\n").unwrap();
+    std::fs::create_dir_all(world.ws("deep/er")).unwrap();
+    let kernel = |on: bool| {
+        let builder = jig_kernel::Kernel::builder(world.workspace.path())
+            .tmpdir(world.tmp_base.path())
+            .read_only_paths([".git", "deep/er", ".jig"]);
+        let builder = if on {
+            builder.containment(jig_kernel::Containment::required())
+        } else {
+            builder.dangerous_no_containment()
+        };
+        builder.build().unwrap()
+    };
+    let run = |on: bool, script: &str| {
+        kernel(on)
+            .run_with(
+                &["python3", "-c", script],
+                &jig_kernel::RunOptions::new(support::limits()).with_access(Access::WriteWorkspace),
+            )
+            .unwrap()
+    };
+    for (from, to) in [(".git", ".git-old"), ("deep", "deep-old")] {
+        let script = format!(
+            "import os\ntry: os.rename({from:?}, {to:?})\nexcept OSError as error: print(error)"
+        );
+        twice(&format!("rename {from} in a write call"), |on| {
+            run(on, &script);
+            let moved = world.ws(to).exists();
+            if moved {
+                std::fs::rename(world.ws(to), world.ws(from)).unwrap();
+            }
+            moved
+        });
+    }
+    assert!(world.ws(".git/config").exists() && world.ws("deep/er").exists());
+    // `.jig` does not exist: what the call makes there is set aside.
+    let plant = "import os\nos.makedirs('.jig/tools')\n\
+                 open('.jig/tools/evil.tool.json', 'w').write('{}')\nprint('made')";
+    let planted = world.ws(".jig/tools/evil.tool.json");
+    twice("make a missing protected folder", |on| {
+        let outcome = run(on, plant);
+        assert!(outcome.render().contains("made"), "{}", outcome.render());
+        let there = planted.exists();
+        if on {
+            let aside = std::path::PathBuf::from(".jig.jig-set-aside-1");
+            assert_eq!(outcome.set_aside, std::slice::from_ref(&aside));
+            assert!(
+                world
+                    .ws(".jig.jig-set-aside-1/tools/evil.tool.json")
+                    .exists(),
+                "nothing of it is lost"
+            );
+            assert!(outcome.render().contains("moved to .jig.jig-set-aside-1"));
+        } else {
+            std::fs::remove_dir_all(world.ws(".jig")).unwrap();
+        }
+        there
+    });
+    // A second call sets its own aside under the next free name.
+    let outcome = run(true, plant);
+    assert_eq!(
+        outcome.set_aside,
+        [std::path::PathBuf::from(".jig.jig-set-aside-2")]
+    );
+    // A read-only call makes nothing there at all.
+    let outcome = kernel(true)
+        .run_with(
+            &["python3", "-c", plant],
+            &jig_kernel::RunOptions::new(support::limits()).with_access(Access::ReadOnly),
+        )
+        .unwrap();
+    assert!(!outcome.render().contains("made") && outcome.set_aside.is_empty());
+    assert!(!world.ws(".jig").exists());
 }
 
 fn a_path_protected_for_one_run() {
