@@ -138,6 +138,13 @@ impl Raw {
 
     /// [`start`](Self::start) with `jig ... ARGS mcp MCP_ARGS`.
     fn start_with(args: &[&str], mcp_args: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Self {
+        let mut raw = Self::spawn(args, mcp_args, env, stderr);
+        raw.initialize();
+        raw
+    }
+
+    /// The server started, not yet initialized.
+    fn spawn(args: &[&str], mcp_args: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Self {
         let tools = tools_dir(&[("nap.tool.json", NAP), ("many_lines.tool.json", SEQ)]);
         let mut child = Command::new(JIG)
             .arg("--root")
@@ -173,22 +180,25 @@ impl Raw {
                 }
             }
         });
-        let mut raw = Self {
+        Self {
             stdin: child.stdin.take(),
             child,
             proc,
             lines: Some(rx),
             held,
             _tools: tools,
-        };
-        raw.send(
+        }
+    }
+
+    /// `initialize`, answered, then `notifications/initialized`.
+    fn initialize(&mut self) {
+        self.send(
             &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "raw", "version": "0"}}}),
         );
-        assert_eq!(raw.recv(Duration::from_secs(20))["id"], 0);
-        raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        raw
+        assert_eq!(self.recv(Duration::from_secs(20))["id"], 0);
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     }
 
     fn send_bytes(&mut self, line: &[u8]) {
@@ -537,6 +547,123 @@ fn each_call_gets_one_answer_at_once() {
     }
     ids.sort_unstable();
     assert_eq!(ids, (1000..1030).collect::<Vec<_>>());
+    assert_eq!(server.exit_status(Duration::from_secs(10)), Some(0));
+}
+
+/// A notification or a response before `initialize` is ignored: rmcp,
+/// handed one, ended the session, and the server exited without a word.
+#[test]
+fn a_notification_or_response_before_initialize_is_ignored() {
+    let mut server = Raw::spawn(&[], &[], &[], Stdio::null());
+    for line in [
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled"}),
+        json!({"jsonrpc": "2.0", "method": "vendor/anything"}),
+        json!({"jsonrpc": "2.0", "id": 9, "result": {}}),
+        json!({"jsonrpc": "2.0", "id": 10, "error": {"code": 1, "message": "x"}}),
+    ] {
+        server.send(&line);
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!server.proc.gone(), "the server exited before initialize");
+    server.initialize();
+    server.call(1, "nap", json!({"seconds": 0}));
+    let answer = server.recv(Duration::from_secs(10));
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(text(&answer).starts_with("exit: 0"), "{answer}");
+}
+
+/// Cancelling requests that are answered at once (`ping`, `tools/list`)
+/// cancels nothing: each is answered. Handed to rmcp, a cancellation that
+/// came before the answer made rmcp drop it, and the request's room never
+/// came back: after 64 of them the server read nothing more, and did not
+/// exit at the end of its input.
+#[test]
+fn cancelling_quick_requests_never_uses_up_their_room() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    let mut burst = Vec::new();
+    for id in 1..=200 {
+        for message in [
+            json!({"jsonrpc": "2.0", "id": id, "method": if id % 2 == 0 { "ping" } else { "tools/list" }}),
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                   "params": {"requestId": id}}),
+        ] {
+            burst.extend(message.to_string().bytes());
+            burst.push(b'\n');
+        }
+    }
+    burst.extend(br#"{"jsonrpc": "2.0", "id": "after", "method": "ping"}"#);
+    server.send_bytes(&burst);
+    let mut answered = std::collections::BTreeSet::new();
+    loop {
+        let answer = server.recv(Duration::from_secs(20));
+        if answer["id"] == "after" {
+            break;
+        }
+        assert!(answer.get("result").is_some(), "{answer}");
+        answered.insert(answer["id"].as_u64().unwrap());
+    }
+    assert_eq!(answered.len(), 200);
+    drop(server.stdin.take());
+    assert_eq!(server.exit_status(Duration::from_secs(10)), Some(0));
+}
+
+/// A client that sends more than the server takes at once, closes its
+/// input and reads no answer: reading is paused for room that never comes,
+/// and the end of input lies unread behind the paused lines. The server
+/// sees the pipe's other end close, waits the grace, and exits 0.
+#[test]
+fn a_client_that_closes_its_input_and_reads_nothing_does_not_hold_the_server() {
+    let mut server = Raw::start_with(&[], &["--eof-grace-ms", "300"], &[], Stdio::null());
+    server.hold_answers(true);
+    let mut burst = Vec::new();
+    for id in 1..=400 {
+        burst.extend(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})
+                .to_string()
+                .bytes(),
+        );
+        burst.push(b'\n');
+    }
+    let mut stdin = server.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        // The server may stop reading part way: a broken pipe is fine.
+        let _ = stdin.write_all(&burst);
+    });
+    assert_eq!(
+        server.exit_status(Duration::from_secs(15)),
+        Some(0),
+        "the server kept running with its input closed and its answers unread"
+    );
+    writer.join().unwrap();
+}
+
+/// An id reused as soon as its answer came (JSON-RPC allows it, MCP asks
+/// clients not to) is a new request each time: never refused as in flight,
+/// never left unanswered. A call's answer is written before rmcp lets its
+/// id go; the new request waits for that, not for a refusal or for rmcp to
+/// cancel it under the old one's id.
+#[test]
+fn an_id_reused_once_answered_gets_its_own_answer() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    for round in 0..150 {
+        if round % 3 == 2 {
+            server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}));
+        } else {
+            server.call(1, "nap", json!({"seconds": 0}));
+        }
+        let answer = server.recv(Duration::from_secs(10));
+        assert_eq!(answer["id"], 1, "round {round}: {answer}");
+        assert!(answer.get("error").is_none(), "round {round}: {answer}");
+        if round % 3 != 2 {
+            assert!(
+                text(&answer).starts_with("exit: 0"),
+                "round {round}: {answer}"
+            );
+        }
+    }
+    drop(server.stdin.take());
     assert_eq!(server.exit_status(Duration::from_secs(10)), Some(0));
 }
 

@@ -25,7 +25,7 @@ use rmcp::service::TxJsonRpcMessage;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::framing::Outgoing;
+use super::framing::{IdKey, Outgoing};
 use super::output::Output;
 
 /// The `_meta` key of the marker result; never written to the client.
@@ -45,10 +45,13 @@ impl Early {
     /// [`Output::answer_now`]), otherwise through the writer. Where the
     /// writer is gone nothing can be answered any more, by this or by rmcp.
     pub(crate) fn answer(self, result: CallToolResult) {
+        // Marked before it is written: a client that reuses the id once it
+        // has the answer waits for rmcp to let the id go, no more.
+        self.output.answered_early(&IdKey::of_request_id(&self.id));
         let message: TxJsonRpcMessage<RoleServer> =
             JsonRpcMessage::response(shaped(result, self.version.as_ref()), self.id);
         if let Err(message) = self.output.answer_now(Box::new(message), &self.out) {
-            let _ = self.out.blocking_send(Outgoing::Rmcp(message));
+            let _ = self.out.blocking_send(Outgoing::Early(message));
         }
     }
 }

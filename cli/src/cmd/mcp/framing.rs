@@ -15,15 +15,24 @@
 //!   accepted, as `jig call` accepts it), `-32600` for an id already in
 //!   flight (the client then sees two responses for that id: this error and,
 //!   later, the running call's result);
-//! - a notification is never answered, even a malformed one;
+//! - a notification is never answered, even a malformed one; before
+//!   `initialize`, notifications and responses are dropped (rmcp ends the
+//!   session on one), and so is a cancellation of a request other than a
+//!   running call (answered at once anyway: rmcp would drop that answer and
+//!   its room would never come back);
+//! - an id reused once its answer went out is a new request (it waits the
+//!   moment rmcp takes to let the id go, when the call was answered early);
 //! - requests wait for room: at most `max_in_flight + max_queued` calls and
 //!   [`OTHER_REQUESTS`] other requests are unanswered at once, holding at
 //!   most `max_pending_bytes` of request text; reading pauses only when a
 //!   request arrives that has no room (so pings and cancellations read
-//!   before it are handled at once).
+//!   before it are handled at once); once the client has closed its input
+//!   (seen at the pipe, however much is unread), that pause lasts at most
+//!   the grace.
 
 use std::collections::HashMap;
 use std::io::BufRead;
+use std::os::fd::AsFd;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rmcp::RoleServer;
@@ -59,6 +68,9 @@ pub(crate) enum Inbound {
 pub(crate) enum Outgoing {
     /// A message from rmcp.
     Rmcp(Box<TxJsonRpcMessage<RoleServer>>),
+    /// A call's early answer (see `early`), its request already marked
+    /// answered.
+    Early(Box<TxJsonRpcMessage<RoleServer>>),
     /// An answer of the framing layer.
     Raw(Value),
 }
@@ -113,9 +125,39 @@ pub(crate) struct Pending {
 
 #[derive(Default)]
 struct PendingState {
-    requests: HashMap<IdKey, (bool, usize)>,
+    requests: HashMap<IdKey, Entry>,
     calls: usize,
     bytes: usize,
+}
+
+/// One unanswered request.
+struct Entry {
+    /// A `tools/call`, which takes a call's room.
+    call: bool,
+    /// Its text's length, counted against `max_pending_bytes`.
+    bytes: usize,
+    /// When a call was answered early (see `early`): rmcp still holds its
+    /// id until the handler's result reaches the transport; the room is
+    /// free, the id not yet (a request reusing it waits, see
+    /// [`Framer::request`]). Forgotten after [`HELD_AT_MOST`] all the same
+    /// (a cancellation rmcp takes in the instant between the handler's end
+    /// and its result drops that result).
+    answered: Option<std::time::Instant>,
+}
+
+/// How long an id answered early stays taken at most.
+const HELD_AT_MOST: std::time::Duration = std::time::Duration::from_secs(1);
+
+impl PendingState {
+    /// Forgets the calls answered early whose id rmcp should have let go
+    /// long ago.
+    fn forget_stale(&mut self) {
+        self.requests.retain(|_, entry| {
+            entry
+                .answered
+                .is_none_or(|answered| answered.elapsed() < HELD_AT_MOST)
+        });
+    }
 }
 
 impl Pending {
@@ -126,10 +168,27 @@ impl Pending {
     /// Forgets an answered request and wakes whoever waits for room.
     pub(crate) fn answered(&self, id: &IdKey) {
         let mut state = self.state();
-        if let Some((call, bytes)) = state.requests.remove(id) {
-            state.calls -= usize::from(call);
-            state.bytes -= bytes;
+        if let Some(entry) = state.requests.remove(id) {
+            state.calls -= usize::from(entry.call);
+            state.bytes -= entry.bytes;
             drop(state);
+            self.answered.notify_waiters();
+        }
+    }
+
+    /// A call answered early: its room is free, its id stays taken until
+    /// rmcp lets it go ([`answered`](Self::answered), when the handler's
+    /// result reaches the transport).
+    pub(crate) fn answered_early(&self, id: &IdKey) {
+        let mut state = self.state();
+        let state = &mut *state;
+        if let Some(entry) = state.requests.get_mut(id)
+            && entry.answered.is_none()
+        {
+            state.calls -= usize::from(entry.call);
+            state.bytes -= entry.bytes;
+            (entry.call, entry.bytes) = (false, 0);
+            entry.answered = Some(std::time::Instant::now());
             self.answered.notify_waiters();
         }
     }
@@ -139,13 +198,23 @@ impl Pending {
         self.state().requests.len()
     }
 
-    fn contains(&self, id: &IdKey) -> bool {
-        self.state().requests.contains_key(id)
+    /// How a request id stands: `None` when no unanswered request has it.
+    fn standing(&self, id: &IdKey) -> Option<Standing> {
+        let mut state = self.state();
+        state.forget_stale();
+        state.requests.get(id).map(|entry| match entry {
+            Entry {
+                answered: Some(_), ..
+            } => Standing::AnsweredEarly,
+            Entry { call: true, .. } => Standing::Call,
+            Entry { .. } => Standing::Other,
+        })
     }
 
     /// Records the request if there is room for it.
     fn try_add(&self, id: IdKey, call: bool, bytes: usize, options: &McpOptions) -> bool {
         let mut state = self.state();
+        state.forget_stale();
         let room = if call {
             state.calls < options.max_in_flight + options.max_queued
                 && (state.calls == 0 || state.bytes + bytes <= options.max_pending_bytes)
@@ -153,7 +222,15 @@ impl Pending {
             state.requests.len() - state.calls < OTHER_REQUESTS
         };
         if room {
-            state.requests.insert(id, (call, bytes));
+            let answered = None;
+            state.requests.insert(
+                id,
+                Entry {
+                    call,
+                    bytes,
+                    answered,
+                },
+            );
             state.calls += usize::from(call);
             state.bytes += bytes;
         }
@@ -172,6 +249,17 @@ impl Pending {
             answered.await;
         }
     }
+}
+
+/// How an unanswered request's id stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Standing {
+    /// A `tools/call` in flight or waiting for a call slot.
+    Call,
+    /// Another request (`ping`, `tools/list`...), answered at once.
+    Other,
+    /// A call answered early whose id rmcp has not let go yet.
+    AnsweredEarly,
 }
 
 /// Reads stdin line by line on its own thread (a blocked read must never
@@ -271,6 +359,9 @@ pub(crate) enum Ending {
     OutputClosed,
     /// rmcp stopped taking messages.
     ServiceStopped,
+    /// The client closed its input while reading was paused for room, and
+    /// no room came within the grace: it reads no answers either.
+    InputAbandoned,
 }
 
 /// The framing layer: routes each line to rmcp or answers it, until input
@@ -281,8 +372,15 @@ pub(crate) struct Framer {
     pub(crate) out: mpsc::Sender<Outgoing>,
     pub(crate) pending: Arc<Pending>,
     pub(crate) broken: watch::Receiver<bool>,
+    /// Set once the client has closed its input (the pipe's other end),
+    /// however much of it is still unread: see [`watch_hangup`].
+    pub(crate) hangup: watch::Receiver<bool>,
     pub(crate) calls: Arc<Calls>,
     pub(crate) options: McpOptions,
+    /// Whether a request that starts rmcp's session (`initialize`) was
+    /// handed over: before it, rmcp ends the session on a notification or a
+    /// response, which are dropped here instead.
+    pub(crate) started: bool,
 }
 
 impl Framer {
@@ -303,21 +401,55 @@ impl Framer {
                 _ = broken.wait_for(|broken| *broken) => return Ending::OutputClosed,
                 routed = self.route(inbound) => routed,
             };
-            if routed.is_err() {
-                return Ending::ServiceStopped;
+            if let Err(ending) = routed {
+                return ending;
             }
         }
     }
 
     /// Answers `id` with a JSON-RPC error.
-    async fn answer(&self, id: Value, code: i64, message: String) -> Result<(), ()> {
+    async fn answer(&self, id: Value, code: i64, message: String) -> Result<(), Ending> {
         tracing::debug!(%id, code, %message, "answering a bad request");
         let error =
             json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-        self.out.send(Outgoing::Raw(error)).await.map_err(drop)
+        self.out
+            .send(Outgoing::Raw(error))
+            .await
+            .map_err(|_| Ending::OutputClosed)
     }
 
-    async fn route(&self, inbound: Inbound) -> Result<(), ()> {
+    /// Whether a notification is handed to rmcp: none before the session
+    /// starts (see `started`), and no cancellation of a request that is not
+    /// a running call (a `ping` or `tools/list` is answered at once
+    /// anyway; rmcp would drop that answer, and its room would never come
+    /// back), nor of a call already answered.
+    fn passes(&self, notification: &Map<String, Value>) -> bool {
+        if !self.started {
+            tracing::debug!("ignoring a notification sent before initialize");
+            return false;
+        }
+        if notification.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+            return true;
+        }
+        let id = notification
+            .get("params")
+            .and_then(|params| params.get("requestId"))
+            .and_then(IdKey::from_json);
+        match id.and_then(|id| self.pending.standing(&id)) {
+            Some(Standing::Call) => true,
+            Some(standing) => {
+                tracing::debug!(
+                    ?standing,
+                    "ignoring the cancellation of a request answered at once"
+                );
+                false
+            }
+            // Unknown or answered: rmcp ignores it.
+            None => true,
+        }
+    }
+
+    async fn route(&mut self, inbound: Inbound) -> Result<(), Ending> {
         let (value, bytes) = match inbound {
             Inbound::Json(value, bytes) => (value, bytes),
             Inbound::Unparsable(error) => {
@@ -346,6 +478,7 @@ impl Framer {
         let method = message.get("method").cloned();
         match (id, method) {
             // A notification: never answered.
+            (None, Some(_)) if !self.passes(&message) => Ok(()),
             (None, Some(_)) => match serde_json::from_value(Value::Object(message)) {
                 Ok(notification) => self.forward(notification).await,
                 Err(error) => {
@@ -354,9 +487,16 @@ impl Framer {
                 }
             },
             (Some(id), Some(Value::String(method))) => {
+                if method == "initialize" {
+                    self.started = true;
+                }
                 self.request(id, &method, message, bytes).await
             }
             // A response to a request of ours (rmcp sends none today).
+            (Some(id), None) if !self.started => {
+                tracing::debug!(%id, "ignoring a response sent before initialize");
+                Ok(())
+            }
             (Some(id), None) if message.contains_key("result") || message.contains_key("error") => {
                 match serde_json::from_value(Value::Object(message)) {
                     Ok(response) => self.forward(response).await,
@@ -381,7 +521,7 @@ impl Framer {
         method: &str,
         mut message: Map<String, Value>,
         bytes: usize,
-    ) -> Result<(), ()> {
+    ) -> Result<(), Ending> {
         let Some(key) = IdKey::from_json(&id) else {
             let text = format!("invalid request: the id must be a string or an integer, not {id}");
             return self.answer(Value::Null, INVALID_REQUEST, text).await;
@@ -390,7 +530,15 @@ impl Framer {
             let text = r#"invalid request: "jsonrpc" must be "2.0""#.to_owned();
             return self.answer(id, INVALID_REQUEST, text).await;
         }
-        if self.pending.contains(&key) {
+        if self.pending.standing(&key) == Some(Standing::AnsweredEarly) {
+            // The client has its answer; rmcp lets the id go in a moment
+            // (and at most `HELD_AT_MOST` counts as that moment).
+            let free = self.wait_for_room(|pending| pending.standing(&key).is_none());
+            if let Ok(waited) = tokio::time::timeout(HELD_AT_MOST, free).await {
+                waited?;
+            }
+        }
+        if self.pending.standing(&key).is_some() {
             let text = format!(
                 "invalid request: the id {id} is already used by a request in flight; \
                  that request goes on and will be answered under this id too; \
@@ -413,27 +561,119 @@ impl Framer {
             },
         };
         // Wait for room; reading pauses meanwhile.
-        loop {
-            let answered = self.pending.answered.notified();
-            tokio::pin!(answered);
-            answered.as_mut().enable();
-            if self
-                .pending
-                .try_add(key.clone(), call, bytes, &self.options)
-            {
-                break;
-            }
-            answered.await;
-        }
+        let options = self.options.clone();
+        self.wait_for_room(|pending| pending.try_add(key.clone(), call, bytes, &options))
+            .await?;
         if call && self.calls.running() >= self.options.max_in_flight {
             tracing::debug!(%id, "every call slot is taken: the call waits");
         }
         self.forward(typed).await
     }
 
-    async fn forward(&self, message: RxJsonRpcMessage<RoleServer>) -> Result<(), ()> {
-        self.to_rmcp.send(message).await.map_err(drop)
+    /// Waits until `ready` (tried again whenever a request is answered);
+    /// reading pauses meanwhile. A client that has closed its input and
+    /// reads no answers would hold the server here for good: once its
+    /// input is closed, the wait lasts at most the grace.
+    async fn wait_for_room(&self, mut ready: impl FnMut(&Pending) -> bool) -> Result<(), Ending> {
+        let mut hangup = self.hangup.clone();
+        let mut deadline = None;
+        loop {
+            let answered = self.pending.answered.notified();
+            tokio::pin!(answered);
+            answered.as_mut().enable();
+            if ready(&self.pending) {
+                return Ok(());
+            }
+            let closed = *hangup.borrow_and_update();
+            if closed && deadline.is_none() {
+                deadline = Some(tokio::time::Instant::now() + self.options.eof_grace);
+            }
+            tokio::select! {
+                () = answered => {}
+                changed = hangup.changed(), if !closed => {
+                    if changed.is_err() {
+                        // The watcher is gone: input is closed or unwatchable.
+                        return answered_or_stop(&mut ready, &self.pending).await;
+                    }
+                }
+                () = sleep_until(deadline), if deadline.is_some() => {
+                    tracing::info!(
+                        grace = ?self.options.eof_grace,
+                        "the client closed its input and reads no answers: stopping"
+                    );
+                    return Err(Ending::InputAbandoned);
+                }
+            }
+        }
     }
+
+    async fn forward(&self, message: RxJsonRpcMessage<RoleServer>) -> Result<(), Ending> {
+        self.to_rmcp
+            .send(message)
+            .await
+            .map_err(|_| Ending::ServiceStopped)
+    }
+}
+
+/// Sleeps until `deadline` (never when there is none).
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Waits for `ready` without a hangup to watch.
+async fn answered_or_stop(
+    ready: &mut impl FnMut(&Pending) -> bool,
+    pending: &Pending,
+) -> Result<(), Ending> {
+    loop {
+        let answered = pending.answered.notified();
+        tokio::pin!(answered);
+        answered.as_mut().enable();
+        if ready(pending) {
+            return Ok(());
+        }
+        answered.await;
+    }
+}
+
+/// Watches `input` (stdin) for its other end closing, on a thread of its
+/// own, and says so on `hangup`: a pipe says it at once, however
+/// much is still unread, which the reader would only reach by reading it
+/// all. Anything else (a file, `/dev/null`) never says it, and the watcher
+/// waits for good (it blocks nothing: the process ends without it).
+pub(crate) fn watch_hangup(
+    input: std::os::fd::OwnedFd,
+    hangup: watch::Sender<bool>,
+) -> std::io::Result<()> {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    std::thread::Builder::new()
+        .name("jig-mcp-hup".to_owned())
+        .spawn(move || {
+            loop {
+                // No event asked for: a hangup or an error is always
+                // reported, and nothing else wakes this.
+                let mut fds = [PollFd::new(input.as_fd(), PollFlags::empty())];
+                match poll(&mut fds, PollTimeout::NONE) {
+                    Ok(_) => {
+                        let closed = fds[0].revents().is_some_and(|r| {
+                            r.intersects(
+                                PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL,
+                            )
+                        });
+                        if closed {
+                            let _ = hangup.send(true);
+                            return;
+                        }
+                    }
+                    Err(nix::errno::Errno::EINTR) => {}
+                    Err(_) => return,
+                }
+            }
+        })
+        .map(drop)
 }
 
 /// A `tools/call` of the usual shape (the envelope, `params` with a `name`
@@ -521,6 +761,7 @@ fn normalize_arguments(message: &mut Map<String, Value>) -> Result<(), String> {
 pub(crate) struct ChannelTransport {
     pub(crate) incoming: mpsc::Receiver<RxJsonRpcMessage<RoleServer>>,
     pub(crate) out: mpsc::Sender<Outgoing>,
+    pub(crate) pending: Arc<Pending>,
 }
 
 /// The writer is gone: stdout is closed.
@@ -536,8 +777,13 @@ impl Transport<RoleServer> for ChannelTransport {
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         // rmcp's copy of a call answered early goes nowhere: the early
-        // answer was written (and counted as answered) already.
-        let out = (!super::early::is_marker(&item)).then(|| self.out.clone());
+        // answer was written already. rmcp has let its id go (it forgets a
+        // request before sending its answer): the id is free again.
+        let marker = super::early::is_marker(&item);
+        if marker && let Some(id) = IdKey::of_response(&item) {
+            self.pending.answered(&id);
+        }
+        let out = (!marker).then(|| self.out.clone());
         async move {
             match out {
                 Some(out) => out

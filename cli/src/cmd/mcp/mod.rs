@@ -225,6 +225,13 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
     let (out_tx, out_rx) = mpsc::channel(options.outgoing_queue.max(1));
     let (to_rmcp_tx, to_rmcp_rx) = mpsc::channel(16);
     let (broken_tx, broken_rx) = watch::channel(false);
+    let (hangup_tx, hangup_rx) = watch::channel(false);
+    let watched = duplicate(std::io::stdin().as_fd(), "stdin")?;
+    // Without the watcher, a client that closes its input while reading is
+    // paused and reads no answers keeps the server: said, not fatal.
+    if let Err(error) = framing::watch_hangup(watched.into(), hangup_tx) {
+        tracing::warn!(%error, "cannot watch stdin for its end");
+    }
 
     let input = duplicate(std::io::stdin().as_fd(), "stdin")?;
     let max_line = options.max_line_bytes;
@@ -255,13 +262,16 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
         out: out_tx.clone(),
         pending: Arc::clone(&pending),
         broken: broken_rx,
+        hangup: hangup_rx,
         calls: Arc::clone(&calls),
         options: options.clone(),
+        started: false,
     };
     let framing = tokio::spawn(leave(framer, Arc::clone(&pending), Arc::clone(&calls)));
     let transport = ChannelTransport {
         incoming: to_rmcp_rx,
         out: out_tx,
+        pending: Arc::clone(&pending),
     };
 
     let served = tokio::select! {
@@ -330,6 +340,9 @@ async fn leave(framer: Framer, pending: Arc<Pending>, calls: Arc<Calls>) -> Endi
         Ending::OutputClosed => {
             calls.cancel_all("the client closed the server's output");
         }
+        Ending::InputAbandoned => {
+            calls.cancel_all("the client closed its input and reads no answers");
+        }
         Ending::ServiceStopped => {}
     }
     ending
@@ -340,6 +353,9 @@ fn log_ending(ending: Ending) {
         Ending::InputClosed => tracing::info!("stopping: the client closed its input"),
         Ending::OutputClosed => tracing::info!("stopping: the client closed the server's output"),
         Ending::ServiceStopped => tracing::info!("stopping: the MCP service ended"),
+        Ending::InputAbandoned => tracing::info!(
+            "stopping: the client closed its input while reading was paused and read no answers"
+        ),
     }
 }
 
@@ -510,10 +526,12 @@ impl ServerHandler for JigServer {
         let result = self
             .dispatch(request.name.into_owned(), arguments, context)
             .await;
-        if !matches!(result, Ok(Called::Answered))
-            && cancelled.is_cancelled()
+        if cancelled.is_cancelled()
             && let Some(pending) = &self.pending
         {
+            // Also a call answered early: rmcp forgot the request when it
+            // took the cancellation, and drops the handler's result, which
+            // would have let the id go (see `ChannelTransport`).
             // rmcp drops the answer of a cancelled request: the request's
             // room (a call slot and its bytes) is given back here, or
             // reading would pause for good once the cancelled calls filled

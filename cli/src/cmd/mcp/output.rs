@@ -63,6 +63,11 @@ impl Output {
         }
     }
 
+    /// Marks a call answered early (see [`Pending::answered_early`]).
+    pub(crate) fn answered_early(&self, id: &IdKey) {
+        self.pending.answered_early(id);
+    }
+
     fn lock(&self) -> MutexGuard<'_, Sink> {
         self.sink.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -98,7 +103,8 @@ impl Output {
         }
     }
 
-    /// Writes `message` now, from the thread that ran its call, when
+    /// Writes `message` (a call's early answer, its request already marked
+    /// answered) now, from the thread that ran its call, when
     /// nothing waits for the writer (`queue` is empty), no other thread
     /// writes, and its line fits in what stdout takes without waiting;
     /// otherwise gives it back, for the writer.
@@ -123,10 +129,6 @@ impl Output {
             return Err(message);
         }
         self.write_line(&mut sink, |out| out.write_all(&line.0), true);
-        drop(sink);
-        if let Some(id) = IdKey::of_response(&message) {
-            self.pending.answered(&id);
-        }
         Ok(())
     }
 }
@@ -166,16 +168,21 @@ fn writable(fd: &OwnedFd) -> bool {
 /// sender is gone.
 pub(crate) fn write_messages(output: &Output, mut messages: mpsc::Receiver<Outgoing>) {
     while let Some(message) = messages.blocking_recv() {
-        let answered = match &message {
-            Outgoing::Rmcp(message) => IdKey::of_response(message),
-            Outgoing::Raw(_) => None,
-        };
+        // The request is forgotten before its answer is written: a client
+        // that reuses an id once it has its answer never finds it taken.
+        if let Outgoing::Rmcp(message) = &message
+            && let Some(id) = IdKey::of_response(message)
+        {
+            output.pending.answered(&id);
+        }
         let mut sink = output.lock();
         output.write_line(
             &mut sink,
             |out| {
                 match &message {
-                    Outgoing::Rmcp(message) => serde_json::to_writer(out, message),
+                    Outgoing::Rmcp(message) | Outgoing::Early(message) => {
+                        serde_json::to_writer(out, message)
+                    }
                     Outgoing::Raw(value) => serde_json::to_writer(out, value),
                 }
                 .map_err(std::io::Error::from)
@@ -184,9 +191,6 @@ pub(crate) fn write_messages(output: &Output, mut messages: mpsc::Receiver<Outgo
         );
         drop(sink);
         drop(message);
-        if let Some(id) = answered {
-            output.pending.answered(&id);
-        }
     }
     let mut sink = output.lock();
     if !sink.failed {
