@@ -213,5 +213,5 @@ pub use limits::{
     DEFAULT_DRAIN, DEFAULT_GRACE, DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_OUTPUT, DEFAULT_MAX_PROCESSES,
     DEFAULT_MAX_TMP, DEFAULT_TIMEOUT, Limits,
 };
-pub use outcome::{Ended, Outcome, Status};
+pub use outcome::{Ended, Outcome, SetAside, Status};
 pub use run::RunOptions;

@@ -48,13 +48,62 @@ pub struct Outcome {
     pub output_held_open: bool,
     /// What the call was allowed to change.
     pub access: Access,
-    /// What the call made at protected paths that did not exist when it
-    /// started (where no read-only mount could cover them), moved there
-    /// under a name of its own that nothing reads (`.git` to
-    /// `.git.jig-set-aside-1`): the new paths, relative to the workspace.
-    pub set_aside: Vec<std::path::PathBuf>,
+    /// What the call left at protected paths that is not what stood there
+    /// when it started (made where nothing was: no read-only mount can
+    /// cover a missing path), and where it went.
+    pub set_aside: Vec<SetAside>,
     /// What contained the call.
     pub confinement: Confinement,
+}
+
+/// What the kernel did with something a call that may write left at one of
+/// its protected paths ([`Outcome::set_aside`]); paths are relative to the
+/// workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SetAside {
+    /// Moved to a name of its own beside it, which nothing reads.
+    Moved {
+        /// The protected path.
+        from: std::path::PathBuf,
+        /// Where it is now.
+        to: std::path::PathBuf,
+    },
+    /// Removed: no name could be had for it.
+    Removed {
+        /// The protected path.
+        from: std::path::PathBuf,
+    },
+    /// Left where it is: neither could be done (`error` says why).
+    Left {
+        /// The protected path.
+        from: std::path::PathBuf,
+        /// Why it stays.
+        error: String,
+    },
+}
+
+impl std::fmt::Display for SetAside {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let made = "this command made a protected path, which no command may write:";
+        match self {
+            SetAside::Moved { from, to } => write!(
+                f,
+                "note: {made} {} was moved to {}, where nothing reads it",
+                from.display(),
+                to.display()
+            ),
+            SetAside::Removed { from } => {
+                write!(f, "note: {made} {} was removed", from.display())
+            }
+            SetAside::Left { from, error } => write!(
+                f,
+                "warning: {made} {} could be neither moved nor removed ({error}); \
+                 do not use it before someone looks at it",
+                from.display()
+            ),
+        }
+    }
 }
 
 impl Outcome {
@@ -112,15 +161,11 @@ impl Outcome {
             }
             text.push_str("note: a background process kept the output open; it was not waited for");
         }
-        for path in &self.set_aside {
+        for aside in &self.set_aside {
             if !text.ends_with('\n') {
                 text.push('\n');
             }
-            text.push_str(&format!(
-                "note: this command made a protected path, which no command may write; it was \
-                 moved to {} and nothing reads it there",
-                path.display()
-            ));
+            text.push_str(&aside.to_string());
         }
         text
     }

@@ -1,7 +1,9 @@
-//! The hooks folder a repository names with `core.hooksPath`, asked of git
-//! itself (never read from its configuration by jig): a folder inside the
-//! workspace whose scripts git runs on `commit`, `checkout`, `merge`... is a
-//! protected path like `.git/hooks`.
+//! The hooks folder a repository names with `core.hooksPath`, and the git
+//! file of each of its submodules, asked of git itself (never read from its
+//! configuration by jig): a folder inside the workspace whose scripts git
+//! runs on `commit`, `checkout`, `merge`..., and a submodule's `.git` (a
+//! `gitdir:` line that git follows, recursing into the submodule, from the
+//! top's `git status`) are protected paths like `.git`.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -21,6 +23,31 @@ pub(crate) fn configured_hooks(kernel: &Kernel) -> Vec<PathBuf> {
     if std::fs::metadata(root.join(".git")).is_err() {
         return Vec::new();
     }
+    let hooks = ask_git(kernel, &["config", "-z", "--get-all", "core.hooksPath"])
+        .into_iter()
+        .filter_map(|value| inside(root, std::ffi::OsStr::from_bytes(&value)));
+    // The submodules' paths, as the index's `.gitmodules` names them (the
+    // index is in `.git`, which no call writes; the working tree's copy is
+    // the model's to change). Each record is `key\nvalue`.
+    let modules = [
+        "config",
+        "-z",
+        "--blob",
+        ":.gitmodules",
+        "--get-regexp",
+        r"^submodule\..*\.path$",
+    ];
+    let submodules = ask_git(kernel, &modules).into_iter().filter_map(|record| {
+        let value = record.splitn(2, |&b| b == b'\n').nth(1)?;
+        let folder = inside(root, std::ffi::OsStr::from_bytes(value))?;
+        (folder != root).then(|| folder.join(".git"))
+    });
+    hooks.chain(submodules).collect()
+}
+
+/// The NUL-separated values git prints for `args`, in the environment of
+/// every git run; none when git fails or says too much.
+fn ask_git(kernel: &Kernel, args: &[&str]) -> Vec<Vec<u8>> {
     let mut options = RunOptions::new(
         Limits::default()
             .with_timeout(std::time::Duration::from_secs(5))
@@ -29,7 +56,7 @@ pub(crate) fn configured_hooks(kernel: &Kernel) -> Vec<PathBuf> {
     for (key, value) in jig_programs::GIT_ENV {
         options = options.with_env(key, value);
     }
-    let argv = ["git", "config", "-z", "--get-all", "core.hooksPath"];
+    let argv: Vec<&str> = std::iter::once("git").chain(args.iter().copied()).collect();
     let Ok(outcome) = kernel.run_with(&argv, &options) else {
         return Vec::new();
     };
@@ -41,7 +68,7 @@ pub(crate) fn configured_hooks(kernel: &Kernel) -> Vec<PathBuf> {
         .kept_bytes()
         .split(|&b| b == 0)
         .filter(|value| !value.is_empty())
-        .filter_map(|value| inside(root, std::ffi::OsStr::from_bytes(value)))
+        .map(<[u8]>::to_vec)
         .collect()
 }
 

@@ -171,6 +171,21 @@ fn compile_with(access: Access, tree: bool) -> Option<BpfProgram> {
         }
     }
     rules.insert(libc::SYS_socketpair, socketpair_refused()?);
+    // Limits and scheduling of another process of the same user: the
+    // call's init is one (it counts the call's processes where nothing else
+    // bounds them, and a program could lower its descriptor limit or its
+    // priority to nothing). A program sets its own (pid 0) freely.
+    for (call, target) in [
+        (libc::SYS_prlimit64, 0),
+        (libc::SYS_setpriority, 1),
+        (libc::SYS_sched_setscheduler, 0),
+        (libc::SYS_sched_setparam, 0),
+        (libc::SYS_sched_setattr, 0),
+    ] {
+        let other =
+            SeccompCondition::new(target, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, 0).ok()?;
+        rules.insert(call, vec![SeccompRule::new(vec![other]).ok()?]);
+    }
     let by_rule: Vec<u32> = rules
         .keys()
         .filter_map(|call| u32::try_from(*call).ok())
@@ -438,9 +453,18 @@ mod tests {
                         let (want, _) = run(&plain, arch, nr, args);
                         let (got, steps) = run(&fast, arch, nr, args);
                         assert_eq!(got, want, "{access:?} nr {nr} args {args:?}");
-                        // The two calls with rules on their arguments
-                        // (made once or twice by a program) take longer.
-                        let ruled = [libc::SYS_execve as u32, libc::SYS_socketpair as u32];
+                        // The calls with rules on their arguments (made
+                        // once or twice by a program) take longer.
+                        let ruled = [
+                            libc::SYS_execve,
+                            libc::SYS_socketpair,
+                            libc::SYS_prlimit64,
+                            libc::SYS_setpriority,
+                            libc::SYS_sched_setscheduler,
+                            libc::SYS_sched_setparam,
+                            libc::SYS_sched_setattr,
+                        ]
+                        .map(|call| call as u32);
                         if got == 0x7fff_0000 && !ruled.contains(&nr) {
                             longest = longest.max(steps);
                         }
@@ -448,13 +472,19 @@ mod tests {
                 }
             }
             assert!(longest <= 24, "{access:?}: {longest} steps to allow");
-            // Short, so that compiling it to machine code stays cheap.
-            assert!(fast.len() < plain.len() / 2, "{} instructions", fast.len());
+            // Short, so that compiling it to machine code stays cheap: the
+            // refused calls cost a few instructions each, not a chain.
+            assert!(
+                fast.len() <= 200 && fast.len() * 4 < plain.len() * 3,
+                "{} instructions, {} without the tree",
+                fast.len(),
+                plain.len()
+            );
         }
     }
 
     #[test]
-    fn only_connected_unix_stream_and_seqpacket_pairs_are_made() {
+    fn only_unix_stream_pairs_are_made_and_other_processes_left_alone() {
         const ALLOW: u32 = 0x7fff_0000;
         const ERRNO: u32 = 0x0005_0000 | REFUSED;
         let pair = libc::SYS_socketpair as u32;
@@ -480,6 +510,16 @@ mod tests {
             for call in [libc::SYS_bind, libc::SYS_connect, libc::SYS_listen] {
                 assert_eq!(verdict(call as u32, [3, 0x1000, 110, 0, 0, 0]), ERRNO);
             }
+            // Its own limits and priority, not another process's.
+            let prlimit = libc::SYS_prlimit64 as u32;
+            assert_eq!(verdict(prlimit, [0, 7, 0x1000, 0, 0, 0]), ALLOW);
+            assert_eq!(verdict(prlimit, [1, 7, 0x1000, 0, 0, 0]), ERRNO);
+            let setpriority = libc::SYS_setpriority as u32;
+            assert_eq!(verdict(setpriority, [0, 0, 19, 0, 0, 0]), ALLOW);
+            assert_eq!(verdict(setpriority, [0, 1, 19, 0, 0, 0]), ERRNO);
+            let scheduler = libc::SYS_sched_setscheduler as u32;
+            assert_eq!(verdict(scheduler, [0, 5, 0x1000, 0, 0, 0]), ALLOW);
+            assert_eq!(verdict(scheduler, [1, 5, 0x1000, 0, 0, 0]), ERRNO);
         }
     }
 

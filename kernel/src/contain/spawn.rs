@@ -1438,6 +1438,23 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
         plan.started,
     );
     let watch_limit = ns.watch_processes.filter(|_| ns.proc);
+    // The count's `/proc`, opened before the program exists: opened later,
+    // the program could first lower this init's descriptor limit to
+    // nothing (`prlimit` on a process of its own user) and so turn the
+    // count off.
+    let proc_fd = match watch_limit {
+        // SAFETY: a raw open of a static path.
+        Some(_) => unsafe {
+            libc::open(
+                c"/proc".as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            )
+        },
+        None => -1,
+    };
+    if watch_limit.is_some() && proc_fd < 0 {
+        fail(report, Stage::MountProc, errno());
+    }
     let linger = ns.linger;
     let program = if let Some(armed) = plan.armed {
         // Its filter is installed: it goes on from its call's plan, in the
@@ -1487,7 +1504,7 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
         }
     }
     let (status, over_limit) = match watch_limit {
-        Some(limit) => watch(program, limit),
+        Some(limit) => watch(program, limit, proc_fd),
         None => (wait_for(program), false),
     };
     end_the_call();
@@ -1570,12 +1587,10 @@ const WATCH_MILLIS: c_int = 2;
 /// namespace in the private `/proc`; past `limit`, it kills them all. Returns the program's
 /// wait status and whether the limit ended it.
 #[expect(unsafe_code)]
-fn watch(program: c_long, limit: u64) -> (c_int, bool) {
-    // SAFETY: raw open, pidfd_open, poll, waitpid, kill and close on local
-    // values; the directory is this namespace's own /proc.
+fn watch(program: c_long, limit: u64, proc_fd: c_int) -> (c_int, bool) {
+    // SAFETY: raw pidfd_open, poll, waitpid, kill and close on local
+    // values; `proc_fd` is this namespace's own /proc.
     unsafe {
-        // Opened at the first count, which a short program never reaches.
-        let mut proc_fd: c_int = -2;
         let exit_fd = libc::syscall(libc::SYS_pidfd_open, program, 0) as c_int;
         let mut over = false;
         let mut program_status = None;
@@ -1615,13 +1630,7 @@ fn watch(program: c_long, limit: u64) -> (c_int, bool) {
                 }
                 return (status, over);
             }
-            if !over && proc_fd == -2 {
-                proc_fd = libc::open(
-                    c"/proc".as_ptr(),
-                    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-                );
-            }
-            if !over && proc_fd >= 0 && count_processes(proc_fd) > limit {
+            if !over && count_processes(proc_fd) > limit {
                 over = true;
                 libc::kill(-1, libc::SIGKILL);
             }

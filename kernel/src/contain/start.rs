@@ -27,10 +27,20 @@ pub(crate) struct Started {
     pub(crate) tmp: CallTmp,
     /// The call's pids cgroup, if it has one, removed when dropped.
     pub(crate) cgroup: Option<PidsCgroup>,
-    /// For a call that may write, the protected paths (their first missing
-    /// component) that did not exist when it started: whatever the call
-    /// makes there is set aside after it ([`set_aside`]).
-    pub(crate) missing: Vec<std::path::PathBuf>,
+    /// For a call that may write, its protected paths as they stood when
+    /// it started: whatever stands there after it and is not what stood
+    /// there then is set aside ([`set_aside`]).
+    pub(crate) watched: Vec<Watched>,
+}
+
+/// A protected path of a call that may write, and what stood there when the
+/// call started.
+#[derive(Debug)]
+pub(crate) struct Watched {
+    /// The path: a protected path, or the first missing component of one.
+    path: std::path::PathBuf,
+    /// The device and inode found there, `None` when nothing was.
+    was: Option<(u64, u64)>,
 }
 
 /// What one contained start needs from the kernel.
@@ -313,8 +323,8 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         status: status_r,
         tmp,
         cgroup,
-        missing: if writes {
-            protected.missing
+        watched: if writes {
+            protected.watched
         } else {
             Vec::new()
         },
@@ -329,13 +339,22 @@ struct Protected {
     /// read-only, which also keeps them from being renamed or removed.
     read_only: Vec<(CString, libc::c_ulong)>,
     /// For a call that may write, the folders between the root and a
-    /// protected path, each bound on itself: a mount point cannot be
-    /// renamed or removed, so the call cannot move a protected path away
-    /// with a folder above it and put a writable one in its place.
+    /// protected path (or, for one missing, its first missing component),
+    /// each bound on itself: a mount point cannot be renamed or removed, so
+    /// the call cannot move a protected path away with a folder above it
+    /// and put a writable one (or a link) in its place.
     pinned: Vec<CString>,
-    /// The first missing component of each protected path that does not
-    /// exist now (a mount needs something to cover).
-    missing: Vec<std::path::PathBuf>,
+    /// For a call that may write, every protected path and what stands
+    /// there now (see [`Watched`]).
+    watched: Vec<Watched>,
+}
+
+/// The device and inode of what `path` names (not following a last link).
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|meta| (meta.dev(), meta.ino()))
 }
 
 /// The protected paths of a call under `root` (see [`Protected`]); `writes`:
@@ -364,6 +383,7 @@ fn protected_mounts(root: &Path, paths: &[std::path::PathBuf], writes: bool) -> 
     if writes {
         let mut pins: Vec<&Path> = existing
             .iter()
+            .chain(&missing)
             .flat_map(|path| path.ancestors().skip(1))
             .filter(|folder| folder.starts_with(root) && *folder != root)
             .filter(|folder| !existing.iter().any(|p| folder.starts_with(p)))
@@ -372,47 +392,95 @@ fn protected_mounts(root: &Path, paths: &[std::path::PathBuf], writes: bool) -> 
         pins.sort_by_key(|folder| folder.components().count());
         pins.dedup();
         protected.pinned = pins.into_iter().filter_map(super::c_path).collect();
+        protected.watched = existing
+            .iter()
+            .map(|path| Watched {
+                was: identity(path),
+                path: path.clone(),
+            })
+            .chain(missing.into_iter().map(|path| Watched { path, was: None }))
+            .collect();
     }
-    protected.missing = missing;
     protected
 }
 
-/// What a call that may write made at protected paths that did not exist
-/// when it started (`missing`, see [`Protected::missing`]): each is renamed
-/// to a name of its own beside it (`.git` to `.git.jig-set-aside-1`), which
-/// nothing reads, so that no later git command or jig start honours what
-/// the call put there (a `.git/config` naming a program, a descriptor
-/// tool), and nothing of it is lost. Every process of the call has ended:
-/// nothing of it can race this. Returns the new names, relative to `root`.
-pub(crate) fn set_aside(root: &Path, missing: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
-    let mut moved = Vec::new();
-    for path in missing {
-        if std::fs::symlink_metadata(path).is_err() {
+/// What a call that may write left at its protected paths that is not what
+/// stood there when it started (`watched`): made where nothing was (the
+/// operating system has nothing to cover a missing path with), or put in
+/// the place of what was there (a call running meanwhile set that aside).
+/// Each is renamed to a name of its own beside it (`.git` to
+/// `.git.jig-set-aside-1`), which nothing reads, so that no later git
+/// command or jig start honours what the call put there (a `.git/config`
+/// naming a program, a descriptor tool), and nothing of it is lost; where
+/// no name can be had, it is removed. Every process of the call has ended:
+/// nothing of it can race this.
+pub(crate) fn set_aside(root: &Path, watched: &[Watched]) -> Vec<crate::SetAside> {
+    let mut done = Vec::new();
+    for Watched { path, was } in watched {
+        let now = identity(path);
+        if now.is_none() || now == *was {
             continue;
         }
-        // The folder above was found without a link when the call started
-        // (see `canonical_below`); the call may have replaced it since.
+        let from = path.strip_prefix(root).unwrap_or(path).to_path_buf();
+        // The folder above is pinned (a mount point) for the call; only
+        // something outside the call could have moved it since.
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             continue;
         };
         let unchanged = std::fs::canonicalize(parent).is_ok_and(|now| now == parent);
         if !unchanged || !parent.starts_with(root) {
+            let error = "the folder above it changed during the call".to_owned();
+            done.push(crate::SetAside::Left { from, error });
             continue;
         }
-        for n in 1..1000 {
+        let named = |suffix: String| {
             let mut new_name = name.to_os_string();
-            new_name.push(format!(".jig-set-aside-{n}"));
-            let target = parent.join(new_name);
+            new_name.push(format!(".jig-set-aside-{suffix}"));
+            parent.join(new_name)
+        };
+        // Short names first; past them (all taken: perhaps on purpose),
+        // names no call can guess.
+        let nonce = || {
+            let time = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            format!("{}-{}", std::process::id(), time.as_nanos())
+        };
+        let candidates = (1..=100)
+            .map(|n| named(n.to_string()))
+            .chain((0..3).map(|_| named(nonce())));
+        let mut moved = None;
+        for target in candidates {
             if std::fs::symlink_metadata(&target).is_ok() {
                 continue;
             }
             if std::fs::rename(path, &target).is_ok() {
-                moved.push(target.strip_prefix(root).unwrap_or(&target).to_path_buf());
+                moved = Some(target);
+                break;
             }
-            break;
         }
+        let outcome = match moved {
+            Some(target) => crate::SetAside::Moved {
+                from,
+                to: target.strip_prefix(root).unwrap_or(&target).to_path_buf(),
+            },
+            None => {
+                let removed = match std::fs::symlink_metadata(path) {
+                    Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(path),
+                    _ => std::fs::remove_file(path),
+                };
+                match removed {
+                    Ok(()) => crate::SetAside::Removed { from },
+                    Err(error) => crate::SetAside::Left {
+                        from,
+                        error: error.to_string(),
+                    },
+                }
+            }
+        };
+        done.push(outcome);
     }
-    moved
+    done
 }
 
 /// The mount flags of the file system `path` is on that a remount of a bind

@@ -69,6 +69,10 @@ pub(crate) const ALL: &[Case] = &[
         setsid_double_fork_outlives_the_call,
     ),
     ("fork_bomb_is_bounded", fork_bomb_is_bounded),
+    (
+        "turn_the_count_off_then_fork_bomb",
+        turn_the_count_off_then_fork_bomb,
+    ),
     ("thread_bomb_is_bounded", thread_bomb_is_bounded),
     ("fill_the_temporary_folder", fill_the_temporary_folder),
     (
@@ -104,6 +108,10 @@ pub(crate) const ALL: &[Case] = &[
     (
         "move_a_protected_folder_away_or_make_a_missing_one",
         move_a_protected_folder_away_or_make_a_missing_one,
+    ),
+    (
+        "replace_a_protected_path_during_a_write_call",
+        replace_a_protected_path_during_a_write_call,
     ),
     (
         "a_waiting_init_holds_nothing_and_ends_with_the_integrator",
@@ -626,6 +634,56 @@ fn fork_bomb_is_bounded() {
 
 /// Threads count against the bound like processes (a root integrator's
 /// calls are bounded by their init's count, which must see them too).
+/// Where only the call's init bounds its processes (uid 0, in a process
+/// that makes one call: no pids cgroup), the program could lower the
+/// init's descriptor limit (`prlimit` on a process of its own user) before
+/// the init opened `/proc` to count, or starve it (`SCHED_IDLE`): the count
+/// never ran and the bomb had no bound.
+fn turn_the_count_off_then_fork_bomb() {
+    let world = World::new();
+    let marker = format!("UNCOUNTED-{}", support::nonce());
+    let script = format!(
+        "import os, resource, time\n\
+         for attempt in (lambda: resource.prlimit(1, resource.RLIMIT_NOFILE, (0, 0)),\n\
+         \x20               lambda: os.sched_setscheduler(1, os.SCHED_IDLE, os.sched_param(0)),\n\
+         \x20               lambda: os.setpriority(os.PRIO_PROCESS, 1, 19)):\n\
+         \x20   try: attempt(); print('changed the init')\n\
+         \x20   except OSError as error: print('refused:', error)\n\
+         made = 0\n\
+         for _ in range(400):\n\
+         \x20   try:\n\
+         \x20       if os.fork() == 0:\n\
+         \x20           time.sleep(20); os._exit(0)  # {marker}\n\
+         \x20       made += 1\n\
+         \x20   except OSError:\n\
+         \x20       break\n\
+         print('made', made)\n"
+    );
+    let launch = Launch {
+        workspace: world.workspace.path(),
+        tmp_base: world.tmp_base.path(),
+        contained: true,
+        access: Access::ReadOnly,
+        argv: &["python3", "-c", &script],
+        env: &[(crate::integrator::EXPECT_ONE_CALL, "1")],
+        user: None,
+        exe: std::env::current_exe().unwrap(),
+    };
+    let text = launch.output();
+    let alive = survivors(&marker, Duration::from_secs(1));
+    kill_all(&marker);
+    assert!(
+        alive.is_empty(),
+        "bomb processes outlived the call: {}",
+        alive.len()
+    );
+    assert!(!text.contains("changed the init"), "{text}");
+    assert!(
+        !text.contains("made 400"),
+        "the bomb was not bounded: {text}"
+    );
+}
+
 fn thread_bomb_is_bounded() {
     let world = World::new();
     let script = "import threading, time\n\
@@ -1171,15 +1229,18 @@ fn move_a_protected_folder_away_or_make_a_missing_one() {
         assert!(outcome.render().contains("made"), "{}", outcome.render());
         let there = planted.exists();
         if on {
-            let aside = std::path::PathBuf::from(".jig.jig-set-aside-1");
-            assert_eq!(outcome.set_aside, std::slice::from_ref(&aside));
+            assert_eq!(outcome.set_aside, [moved(".jig", ".jig.jig-set-aside-1")]);
             assert!(
                 world
                     .ws(".jig.jig-set-aside-1/tools/evil.tool.json")
                     .exists(),
                 "nothing of it is lost"
             );
-            assert!(outcome.render().contains("moved to .jig.jig-set-aside-1"));
+            assert!(
+                outcome
+                    .render()
+                    .contains(".jig was moved to .jig.jig-set-aside-1")
+            );
         } else {
             std::fs::remove_dir_all(world.ws(".jig")).unwrap();
         }
@@ -1187,10 +1248,7 @@ fn move_a_protected_folder_away_or_make_a_missing_one() {
     });
     // A second call sets its own aside under the next free name.
     let outcome = run(true, plant);
-    assert_eq!(
-        outcome.set_aside,
-        [std::path::PathBuf::from(".jig.jig-set-aside-2")]
-    );
+    assert_eq!(outcome.set_aside, [moved(".jig", ".jig.jig-set-aside-2")]);
     // A read-only call makes nothing there at all.
     let outcome = kernel(true)
         .run_with(
@@ -1200,6 +1258,78 @@ fn move_a_protected_folder_away_or_make_a_missing_one() {
         .unwrap();
     assert!(!outcome.render().contains("made") && outcome.set_aside.is_empty());
     assert!(!world.ws(".jig").exists());
+    // Every short name taken first: a name no call can guess, or removal.
+    let taken = "import os\nfor n in range(1, 101): open('.jig.jig-set-aside-%d' % n, 'a').close()";
+    run(true, taken);
+    let outcome = run(true, plant);
+    assert!(!world.ws(".jig").exists(), "{}", outcome.render());
+    match outcome.set_aside.as_slice() {
+        [jig_kernel::SetAside::Moved { from, to }] => {
+            assert_eq!(from, Path::new(".jig"));
+            assert!(
+                world
+                    .ws(to.to_str().unwrap())
+                    .join("tools/evil.tool.json")
+                    .exists()
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn moved(from: &str, to: &str) -> jig_kernel::SetAside {
+    jig_kernel::SetAside::Moved {
+        from: from.into(),
+        to: to.into(),
+    }
+}
+
+/// A protected path that existed when a call started, replaced while it
+/// ran (another call set aside what it had made there, or the folder above
+/// a missing one was renamed and a link left in its place): what the call
+/// leaves there is not what stood there, and is set aside too.
+fn replace_a_protected_path_during_a_write_call() {
+    let world = World::new();
+    std::fs::create_dir_all(world.ws(".git")).unwrap();
+    std::fs::create_dir_all(world.ws(".husky")).unwrap();
+    let kernel = jig_kernel::Kernel::builder(world.workspace.path())
+        .tmpdir(world.tmp_base.path())
+        .read_only_paths([".git", ".husky/_"])
+        .containment(jig_kernel::Containment::required())
+        .build()
+        .unwrap();
+    let options =
+        jig_kernel::RunOptions::new(support::limits()).with_access(Access::WriteWorkspace);
+    // The call waits for `.git` to be moved away from outside (as another
+    // call's end would), then makes its own.
+    let script = "import os, time\n\
+                  while os.path.exists('.git/mark'): time.sleep(0.01)\n\
+                  os.makedirs('.git/hooks'); open('.git/config', 'w').write('[core]')\n\
+                  print('made')";
+    std::fs::write(world.ws(".git/mark"), "").unwrap();
+    let outcome = std::thread::scope(|scope| {
+        let call = scope.spawn(|| kernel.run_with(&["python3", "-c", script], &options));
+        std::thread::sleep(Duration::from_millis(300));
+        std::fs::rename(world.ws(".git"), world.ws("elsewhere")).unwrap();
+        call.join().unwrap().unwrap()
+    });
+    assert!(outcome.render().contains("made"), "{}", outcome.render());
+    assert_eq!(outcome.set_aside, [moved(".git", ".git.jig-set-aside-1")]);
+    assert!(!world.ws(".git").exists());
+    // A missing path under a folder that exists: the folder cannot be
+    // renamed away, and what is made at the path is set aside.
+    let script = "import os\n\
+                  try: os.rename('.husky', 'h2')\n\
+                  except OSError as error: print(error)\n\
+                  os.makedirs('.husky/_'); open('.husky/_/pre-commit', 'w').write('#!/bin/sh')";
+    let outcome = kernel
+        .run_with(&["python3", "-c", script], &options)
+        .unwrap();
+    assert!(!world.ws("h2").exists(), "{}", outcome.render());
+    assert_eq!(
+        outcome.set_aside,
+        [moved(".husky/_", ".husky/_.jig-set-aside-1")]
+    );
 }
 
 fn a_path_protected_for_one_run() {

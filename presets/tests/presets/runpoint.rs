@@ -678,6 +678,97 @@ fn a_hooks_folder_is_read_only_to_a_program_that_writes_it_unnamed() {
     );
 }
 
+/// A repository with two submodules in its index's `.gitmodules`: `sub`,
+/// checked out (its `.git` a file naming its git folder), and `sub2`, not
+/// (no `.git` yet).
+fn repository_with_submodules(root: &Path) {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test sets the repository up with git itself"
+    )]
+    let git = |args: &[&str]| {
+        let output = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(root)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", root)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "git {args:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    git(&["init", "-q"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "first"]);
+    let head = git(&["rev-parse", "HEAD"]);
+    std::fs::write(
+        root.join(".gitmodules"),
+        "[submodule \"sub\"]\n\tpath = sub\n\turl = ./a\n\
+         [submodule \"sub2\"]\n\tpath = sub2\n\turl = ./b\n",
+    )
+    .unwrap();
+    for path in ["sub", "sub2"] {
+        let info = format!("160000,{},{path}", head.trim());
+        git(&["update-index", "--add", "--cacheinfo", &info]);
+        std::fs::create_dir(root.join(path)).unwrap();
+    }
+    git(&["add", ".gitmodules"]);
+    git(&["commit", "-q", "-m", "submodules"]);
+    std::fs::create_dir_all(root.join(".git/modules/sub")).unwrap();
+    std::fs::write(root.join("sub/.git"), "gitdir: ../.git/modules/sub\n").unwrap();
+}
+
+#[test]
+fn a_submodules_git_file_is_read_only_to_a_program_that_writes_it_unnamed() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    repository_with_submodules(root);
+    // A folder to copy whose contents point both submodules elsewhere.
+    for path in ["pkg/sub", "pkg/sub2"] {
+        std::fs::create_dir_all(root.join(path)).unwrap();
+        std::fs::write(root.join(path).join(".git"), "gitdir: ../notes\n").unwrap();
+    }
+    std::fs::write(root.join("pkg/other.txt"), "x\n").unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    std::fs::write(tools.path().join("copy_tree.tool.json"), COPY_TREE_TOOL).unwrap();
+    let registry = FullPreset::new(root)
+        .with_descriptor_dir(tools.path())
+        .build()
+        .unwrap()
+        .registry;
+    let result = registry.dispatch("copy_tree", &json!({"from": "pkg/.", "to": "."}));
+    assert!(
+        root.join("other.txt").exists(),
+        "the copy ran: {}",
+        result.text()
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("sub/.git")).unwrap(),
+        "gitdir: ../.git/modules/sub\n",
+        "{}",
+        result.text()
+    );
+    // `sub2/.git` did not exist: what the call made there is set aside.
+    assert!(!root.join("sub2/.git").exists(), "{}", result.text());
+    assert!(
+        result
+            .text()
+            .contains("sub2/.git was moved to sub2/.git.jig-set-aside-1"),
+        "{}",
+        result.text()
+    );
+    // Named, both are refused to a call that may write.
+    let named = registry.dispatch("copy_tree", &json!({"from": "pkg/sub/.", "to": "sub2"}));
+    assert!(named.outcome().is_some(), "{}", named.text());
+    let named = registry.dispatch("copy_tree", &json!({"from": "pkg/sub2", "to": "sub/.git"}));
+    assert_eq!(
+        refusal(&named).layer.as_str(),
+        "run.path",
+        "{}",
+        named.text()
+    );
+}
+
 #[test]
 fn the_hooks_folder_is_asked_of_git_only_for_a_call_that_may_write() {
     let fixture = Fixture::new();
