@@ -550,11 +550,80 @@ fn each_call_gets_one_answer_at_once() {
     assert_eq!(server.exit_status(Duration::from_secs(10)), Some(0));
 }
 
+/// Stdin a pipe is read on the runtime's thread, anything else by a
+/// reader thread: the same requests from a regular file get the same
+/// answers, each line split across reads in a pipe too.
+#[test]
+fn requests_from_a_file_or_a_pipe_get_the_same_answers() {
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    let mut requests = String::new();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "file", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "nap", "arguments": {"seconds": 0}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    ] {
+        requests.push_str(&message.to_string());
+        requests.push_str("\r\n\n");
+    }
+    requests.push_str(r#"{"jsonrpc": "2.0", "id": 3, "method": "ping"}"#);
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), &requests).unwrap();
+    let answers = |stdin: Stdio, feed: Option<&str>| {
+        let mut child = Command::new(JIG)
+            .arg("--root")
+            .arg(example_root())
+            .arg("--tools")
+            .arg(tools.path())
+            .arg("mcp")
+            .stdin(stdin)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        if let Some(feed) = feed {
+            let mut stdin = child.stdin.take().unwrap();
+            // A few bytes at a time: lines end across reads.
+            for chunk in feed.as_bytes().chunks(7) {
+                stdin.write_all(chunk).unwrap();
+                stdin.flush().unwrap();
+            }
+        }
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        let mut ids: Vec<(Value, bool)> = String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .map(|answer| (answer["id"].clone(), answer.get("result").is_some()))
+            .collect();
+        ids.sort_by_key(|(id, _)| id.as_u64());
+        ids
+    };
+    let expected: Vec<(Value, bool)> = (0..4).map(|id| (json!(id), true)).collect();
+    assert_eq!(answers(Stdio::from(file.reopen().unwrap()), None), expected);
+    assert_eq!(answers(Stdio::piped(), Some(&requests)), expected);
+}
+
 /// A notification or a response before `initialize` is ignored: rmcp,
 /// handed one, ended the session, and the server exited without a word.
 #[test]
 fn a_notification_or_response_before_initialize_is_ignored() {
     let mut server = Raw::spawn(&[], &[], &[], Stdio::null());
+    // `initialize` requests refused (by the framing layer or by rmcp) do not
+    // start the session either.
+    for bad in [
+        json!({"jsonrpc": "2.0", "id": 91, "method": "initialize"}),
+        json!({"jsonrpc": "2.0", "id": 92, "method": "initialize", "params": {"protocolVersion": 5}}),
+        json!({"jsonrpc": "1.0", "id": 93, "method": "initialize", "params": {}}),
+    ] {
+        server.send(&bad);
+        let answer = server.recv(Duration::from_secs(10));
+        assert!(answer.get("error").is_some(), "{answer}");
+    }
     for line in [
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3}}),
@@ -584,10 +653,16 @@ fn cancelling_quick_requests_never_uses_up_their_room() {
     let mut server = Raw::start(&[], &[], Stdio::null());
     let mut burst = Vec::new();
     for id in 1..=200 {
+        // The id as a float names the same request to rmcp.
+        let cancelled = if id % 3 == 0 {
+            json!(f64::from(id))
+        } else {
+            json!(id)
+        };
         for message in [
             json!({"jsonrpc": "2.0", "id": id, "method": if id % 2 == 0 { "ping" } else { "tools/list" }}),
             json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                   "params": {"requestId": id}}),
+                   "params": {"requestId": cancelled}}),
         ] {
             burst.extend(message.to_string().bytes());
             burst.push(b'\n');
@@ -637,6 +712,140 @@ fn a_client_that_closes_its_input_and_reads_nothing_does_not_hold_the_server() {
         "the server kept running with its input closed and its answers unread"
     );
     writer.join().unwrap();
+}
+
+/// The same, with lines the framing layer answers itself (not JSON): the
+/// wait for stdout, not for room, is where the server stood.
+#[test]
+fn a_client_that_closes_its_input_after_bad_lines_and_reads_nothing_does_not_hold_it() {
+    let mut server = Raw::start_with(&[], &["--eof-grace-ms", "300"], &[], Stdio::null());
+    server.hold_answers(true);
+    let burst = b"x\n".repeat(5000);
+    let mut stdin = server.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&burst);
+    });
+    assert_eq!(server.exit_status(Duration::from_secs(15)), Some(0));
+    writer.join().unwrap();
+}
+
+/// A one-shot client that sends more calls than the server takes at once,
+/// closes its input and reads every answer: each request gets one, the
+/// calls still running after the grace as cancelled and those not started
+/// as not started; none is dropped as if nobody read.
+#[test]
+fn a_one_shot_client_with_more_calls_than_room_gets_every_answer() {
+    let mut server = Raw::start_with(
+        &[],
+        &[
+            "--max-in-flight",
+            "2",
+            "--max-queued",
+            "2",
+            "--eof-grace-ms",
+            "200",
+        ],
+        &[],
+        Stdio::null(),
+    );
+    let mut burst = Vec::new();
+    for id in 1..=10 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                          "params": {"name": "nap", "arguments": {"seconds": 5}}});
+        burst.extend(call.to_string().bytes());
+        burst.push(b'\n');
+    }
+    server.send_bytes(&burst);
+    drop(server.stdin.take());
+    let mut ids = Vec::new();
+    for _ in 1..=10 {
+        let answer = server.recv(Duration::from_secs(20));
+        assert!(text(&answer).contains("cancelled"), "{answer}");
+        ids.push(answer["id"].as_u64().unwrap());
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=10).collect::<Vec<_>>());
+    assert_eq!(server.exit_status(Duration::from_secs(10)), Some(0));
+}
+
+/// Stdin a socket whose peer shuts its side down (no hangup, only "read
+/// side closed"): seen like a pipe's end while reading is paused.
+#[test]
+fn a_socket_input_shut_down_while_paused_is_seen() {
+    use std::os::unix::net::UnixStream;
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    let (mut ours, theirs) = UnixStream::pair().unwrap();
+    let mut child = Command::new(JIG)
+        .arg("--root")
+        .arg(example_root())
+        .arg("--tools")
+        .arg(tools.path())
+        .args([
+            "mcp",
+            "--max-in-flight",
+            "1",
+            "--max-queued",
+            "0",
+            "--eof-grace-ms",
+            "200",
+        ])
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let proc = Proc::of(child.id());
+    let mut lines = Vec::new();
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "s", "version": "0"}}});
+    for message in std::iter::once(initialize).chain((1..=3).map(|id| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "nap", "arguments": {"seconds": 60}}})
+    })) {
+        lines.extend(message.to_string().bytes());
+        lines.push(b'\n');
+    }
+    ours.write_all(&lines).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    ours.shutdown(std::net::Shutdown::Write).unwrap();
+    let ended = proc.wait_gone(Duration::from_secs(15));
+    if !ended {
+        child.kill().ok();
+    }
+    let status = child.wait().unwrap();
+    assert!(ended, "the server did not see its input end");
+    assert_eq!(status.code(), Some(0));
+}
+
+/// In the lifecycle without `initialize` (a request whose `_meta` names
+/// the protocol version and the client's capabilities), the session starts
+/// with that request: a cancellation is taken, not dropped as sent before
+/// the session.
+#[test]
+fn a_session_without_initialize_takes_cancellations() {
+    let mut server = Raw::spawn(&[], &[], &[], Stdio::null());
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}});
+    server.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "nap", "arguments": {"seconds": 60}, "_meta": meta}}));
+    let nap = || descendants(server.proc.pid, "sleep");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while nap().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let naps = nap();
+    assert_eq!(naps.len(), 1, "the call did not start");
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 1}}),
+    );
+    assert!(
+        naps[0].wait_gone(Duration::from_secs(5)),
+        "the call was not cancelled"
+    );
+    server.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"_meta": meta}}));
+    let answer = server.recv(Duration::from_secs(10));
+    assert_eq!(answer["id"], 2, "{answer}");
 }
 
 /// An id reused as soon as its answer came (JSON-RPC allows it, MCP asks

@@ -265,40 +265,84 @@ enum Standing {
 /// Reads stdin line by line on its own thread (a blocked read must never
 /// hold up the runtime or its shutdown), parses each line and hands it over;
 /// a full channel pauses the reading. Returns when input ends or the
-/// receiver is gone.
+/// receiver is gone. Used when stdin is not a pipe (see [`read_pipe`]).
 pub(crate) fn read_lines(mut input: impl BufRead, lines: &mpsc::Sender<Inbound>, max_line: usize) {
-    let mut line = Vec::new();
+    let mut partial = Partial::default();
     loop {
-        let read = read_line(&mut input, &mut line, max_line);
-        let inbound = match read {
-            Ok(Line::End) => return,
-            Ok(Line::TooLong(length)) => Inbound::TooLong(length),
-            Ok(Line::Complete) => {
-                let text = line.strip_suffix(b"\n").unwrap_or(&line);
-                let text = text.strip_suffix(b"\r").unwrap_or(text);
-                let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-                if text.iter().all(u8::is_ascii_whitespace) {
-                    line.clear();
-                    continue;
-                }
-                match serde_json::from_slice(text) {
-                    Ok(value) => Inbound::Json(value, text.len()),
-                    Err(error) => Inbound::Unparsable(error.to_string()),
-                }
-            }
+        let line = match read_line(&mut input, &mut partial, max_line) {
+            Ok(line) => line,
             Err(error) => {
                 tracing::warn!(%error, "cannot read stdin; treating it as closed");
                 return;
             }
         };
-        // A line's buffer is kept for the next one unless it was large.
-        if line.capacity() > 1 << 20 {
-            line = Vec::new();
-        } else {
-            line.clear();
+        match partial.inbound(line) {
+            Step::End => return,
+            Step::Blank => {}
+            Step::Line(inbound) => {
+                if lines.blocking_send(inbound).is_err() {
+                    return;
+                }
+            }
         }
-        if lines.blocking_send(inbound).is_err() {
-            return;
+    }
+}
+
+/// Reads a pipe line by line on the runtime's own thread, as
+/// [`read_lines`] reads stdin on a thread of its own: a client's request
+/// then wakes the thread that handles it, not a reader that must wake it
+/// in turn (a hand-over between processors that cost about 60 µs of each
+/// call). `input` is non-blocking (see `cmd::mcp::own_pipe`), so a read
+/// never holds up the runtime.
+pub(crate) async fn read_pipe(
+    input: tokio::net::unix::pipe::Receiver,
+    lines: mpsc::Sender<Inbound>,
+    max_line: usize,
+) {
+    let mut buffer = vec![0u8; 64 << 10];
+    let (mut start, mut end) = (0, 0);
+    let mut partial = Partial::default();
+    loop {
+        let line = if start < end {
+            let (taken, line) = partial.take(&buffer[start..end], max_line);
+            start += taken;
+            match line {
+                Some(line) => line,
+                None => continue,
+            }
+        } else {
+            let read = match input.readable().await {
+                Ok(()) => input.try_read(&mut buffer),
+                Err(error) => Err(error),
+            };
+            match read {
+                Ok(0) => partial.end(max_line),
+                Ok(read) => {
+                    (start, end) = (0, read);
+                    continue;
+                }
+                Err(error)
+                    if matches!(
+                        error.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    continue;
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "cannot read stdin; treating it as closed");
+                    return;
+                }
+            }
+        };
+        match partial.inbound(line) {
+            Step::End => return,
+            Step::Blank => {}
+            Step::Line(inbound) => {
+                if lines.send(inbound).await.is_err() {
+                    return;
+                }
+            }
         }
     }
 }
@@ -309,11 +353,105 @@ enum Line {
     End,
 }
 
-/// One line into `line` (with its newline, when it has one), never holding
-/// more than `max` bytes of it: the rest of a longer line is read and
-/// dropped. A last line without a newline counts as a line.
-fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> std::io::Result<Line> {
-    let mut length = 0usize;
+/// What a line read is for the framing layer.
+enum Step {
+    /// Input ended.
+    End,
+    /// A line of only white space: skipped.
+    Blank,
+    /// A line to hand over.
+    Line(Inbound),
+}
+
+/// The line being read, across reads: at most `max + 1` of its bytes are
+/// held (the rest of a longer line is dropped as it comes), and its length.
+#[derive(Default)]
+struct Partial {
+    line: Vec<u8>,
+    length: usize,
+    /// Whether the last byte taken was a carriage return (a line ending in
+    /// CR LF: the limit counts neither).
+    cr: bool,
+}
+
+impl Partial {
+    /// Takes the bytes of `available` up to and including its first
+    /// newline; returns how many it took and, when they end the line, what
+    /// the line is.
+    fn take(&mut self, available: &[u8], max: usize) -> (usize, Option<Line>) {
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(end) => (&available[..=end], true),
+            None => (available, false),
+        };
+        let taken = chunk.len();
+        self.length = self.length.saturating_add(taken);
+        // At most the limit, a carriage return and the newline are held.
+        if self.length <= max.saturating_add(2) {
+            self.line.extend_from_slice(chunk);
+        } else if !self.line.is_empty() {
+            self.line = Vec::new();
+        }
+        let content = if done { &chunk[..taken - 1] } else { chunk };
+        if let Some(&last) = content.last() {
+            self.cr = last == b'\r';
+        }
+        if !done {
+            return (taken, None);
+        }
+        // The limit counts the line without its newline (nor the carriage
+        // return before it).
+        let length = self.length - 1 - usize::from(self.cr);
+        let line = if length > max {
+            Line::TooLong(length)
+        } else {
+            Line::Complete
+        };
+        (taken, Some(line))
+    }
+
+    /// Input ended: a last line without a newline counts as a line.
+    fn end(&self, max: usize) -> Line {
+        match self.length {
+            0 => Line::End,
+            n if n > max => Line::TooLong(n),
+            _ => Line::Complete,
+        }
+    }
+
+    /// The line read, parsed, and the state made ready for the next one (a
+    /// line's buffer is kept for the next unless it was large).
+    fn inbound(&mut self, line: Line) -> Step {
+        let step = match line {
+            Line::End => Step::End,
+            Line::TooLong(length) => Step::Line(Inbound::TooLong(length)),
+            Line::Complete => {
+                let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+                let text = text.strip_suffix(b"\r").unwrap_or(text);
+                let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+                if text.iter().all(u8::is_ascii_whitespace) {
+                    Step::Blank
+                } else {
+                    Step::Line(match serde_json::from_slice(text) {
+                        Ok(value) => Inbound::Json(value, text.len()),
+                        Err(error) => Inbound::Unparsable(error.to_string()),
+                    })
+                }
+            }
+        };
+        (self.length, self.cr) = (0, false);
+        if self.line.capacity() > 1 << 20 {
+            self.line = Vec::new();
+        } else {
+            self.line.clear();
+        }
+        step
+    }
+}
+
+/// One line into `partial` (with its newline, when it has one), never
+/// holding more than `max` bytes of it: the rest of a longer line is read
+/// and dropped. A last line without a newline counts as a line.
+fn read_line(input: &mut impl BufRead, partial: &mut Partial, max: usize) -> std::io::Result<Line> {
     loop {
         let available = match input.fill_buf() {
             Ok(available) => available,
@@ -321,31 +459,12 @@ fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> std::i
             Err(error) => return Err(error),
         };
         if available.is_empty() {
-            return Ok(match length {
-                0 => Line::End,
-                n if n > max => Line::TooLong(n),
-                _ => Line::Complete,
-            });
+            return Ok(partial.end(max));
         }
-        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
-            Some(end) => (&available[..=end], true),
-            None => (available, false),
-        };
-        let taken = chunk.len();
-        length = length.saturating_add(taken);
-        if length <= max.saturating_add(1) {
-            line.extend_from_slice(chunk);
-        } else if !line.is_empty() {
-            *line = Vec::new();
-        }
+        let (taken, line) = partial.take(available, max);
         input.consume(taken);
-        if done {
-            // The limit counts the line without its newline.
-            return Ok(if length - 1 > max {
-                Line::TooLong(length - 1)
-            } else {
-                Line::Complete
-            });
+        if let Some(line) = line {
+            return Ok(line);
         }
     }
 }
@@ -377,10 +496,17 @@ pub(crate) struct Framer {
     pub(crate) hangup: watch::Receiver<bool>,
     pub(crate) calls: Arc<Calls>,
     pub(crate) options: McpOptions,
-    /// Whether a request that starts rmcp's session (`initialize`) was
-    /// handed over: before it, rmcp ends the session on a notification or a
-    /// response, which are dropped here instead.
+    /// Whether a request that starts rmcp's session was handed over (see
+    /// [`starts_session`]): before it, rmcp ends the session on a
+    /// notification or a response, which are dropped here instead.
     pub(crate) started: bool,
+    /// The protocol versions the server supports (rmcp starts a session
+    /// from a request that names one in its `_meta`).
+    pub(crate) versions: Vec<rmcp::model::ProtocolVersion>,
+    /// Set once the client closed its input and no room came within the
+    /// grace: what ran was cancelled, and each call read since is answered
+    /// without running.
+    pub(crate) draining: std::sync::atomic::AtomicBool,
 }
 
 impl Framer {
@@ -412,10 +538,51 @@ impl Framer {
         tracing::debug!(%id, code, %message, "answering a bad request");
         let error =
             json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-        self.out
-            .send(Outgoing::Raw(error))
-            .await
+        self.write(error).await
+    }
+
+    /// Hands `message` to the writer (see [`within_grace`](Self::within_grace)).
+    async fn write(&self, message: Value) -> Result<(), Ending> {
+        self.within_grace(self.out.send(Outgoing::Raw(message)))
+            .await?
             .map_err(|_| Ending::OutputClosed)
+    }
+
+    /// Answers a call read after the client closed its input and the server
+    /// stopped its calls (see `draining`): it does not run.
+    async fn not_started(&self, id: Value) -> Result<(), Ending> {
+        let text = "cancelled before it started: the client closed its input; nothing ran";
+        let result = json!({"content": [{"type": "text", "text": text}], "isError": true});
+        self.write(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+            .await
+    }
+
+    /// Waits for `wait`: for good while the client's input is open; once it
+    /// is closed (seen at the pipe, however much of it is unread), at most
+    /// the grace. A client that closed its input and reads no answers would
+    /// otherwise hold the server for good, waiting for room or for stdout.
+    async fn within_grace<T>(&self, wait: impl Future<Output = T>) -> Result<T, Ending> {
+        let mut hangup = self.hangup.clone();
+        tokio::pin!(wait);
+        let mut deadline = None;
+        loop {
+            let closed = *hangup.borrow_and_update();
+            if closed && deadline.is_none() {
+                deadline = Some(tokio::time::Instant::now() + self.options.eof_grace);
+            }
+            tokio::select! {
+                done = &mut wait => return Ok(done),
+                changed = hangup.changed(), if !closed => {
+                    if changed.is_err() {
+                        // No watcher: the input's end is seen by reading.
+                        return Ok(wait.await);
+                    }
+                }
+                () = sleep_until(deadline), if deadline.is_some() => {
+                    return Err(Ending::InputAbandoned);
+                }
+            }
+        }
     }
 
     /// Whether a notification is handed to rmcp: none before the session
@@ -431,10 +598,12 @@ impl Framer {
         if notification.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
             return true;
         }
+        // The id as rmcp reads it (`1.0` is the request `1` to rmcp).
         let id = notification
             .get("params")
             .and_then(|params| params.get("requestId"))
-            .and_then(IdKey::from_json);
+            .and_then(|id| serde_json::from_value::<rmcp::model::RequestId>(id.clone()).ok())
+            .map(|id| IdKey::of_request_id(&id));
         match id.and_then(|id| self.pending.standing(&id)) {
             Some(Standing::Call) => true,
             Some(standing) => {
@@ -487,9 +656,6 @@ impl Framer {
                 }
             },
             (Some(id), Some(Value::String(method))) => {
-                if method == "initialize" {
-                    self.started = true;
-                }
                 self.request(id, &method, message, bytes).await
             }
             // A response to a request of ours (rmcp sends none today).
@@ -516,7 +682,7 @@ impl Framer {
     }
 
     async fn request(
-        &self,
+        &mut self,
         id: Value,
         method: &str,
         mut message: Map<String, Value>,
@@ -547,6 +713,9 @@ impl Framer {
             return self.answer(id, INVALID_REQUEST, text).await;
         }
         let call = method == "tools/call";
+        if call && self.draining.load(std::sync::atomic::Ordering::Relaxed) {
+            return self.not_started(id).await;
+        }
         if call && let Err(text) = normalize_arguments(&mut message) {
             return self.answer(id, INVALID_PARAMS, text).await;
         }
@@ -562,56 +731,79 @@ impl Framer {
         };
         // Wait for room; reading pauses meanwhile.
         let options = self.options.clone();
-        self.wait_for_room(|pending| pending.try_add(key.clone(), call, bytes, &options))
-            .await?;
+        let room = |pending: &Pending| pending.try_add(key.clone(), call, bytes, &options);
+        match self.wait_for_room(room).await {
+            Err(Ending::InputAbandoned)
+                if !self
+                    .draining
+                    .swap(true, std::sync::atomic::Ordering::Relaxed) =>
+            {
+                // The client closed its input and no room came within the
+                // grace. What runs is cancelled (answered as cancelled as
+                // stdout takes it), each call still unread is answered
+                // without running, and whatever waits past another grace
+                // (stdout unread) ends the server.
+                let cancelled = self.calls.cancel_all("the client closed its input");
+                tracing::info!(
+                    cancelled,
+                    "the client closed its input with requests left unread: cancelled the calls"
+                );
+                if call {
+                    return self.not_started(id).await;
+                }
+                let room = |pending: &Pending| pending.try_add(key.clone(), call, bytes, &options);
+                self.wait_for_room(room).await?;
+            }
+            waited => waited?,
+        }
         if call && self.calls.running() >= self.options.max_in_flight {
             tracing::debug!(%id, "every call slot is taken: the call waits");
         }
-        self.forward(typed).await
+        let starts = !self.started && starts_session(&typed, &self.versions);
+        self.forward(typed).await?;
+        self.started |= starts;
+        Ok(())
     }
 
     /// Waits until `ready` (tried again whenever a request is answered);
     /// reading pauses meanwhile. A client that has closed its input and
     /// reads no answers would hold the server here for good: once its
     /// input is closed, the wait lasts at most the grace.
-    async fn wait_for_room(&self, mut ready: impl FnMut(&Pending) -> bool) -> Result<(), Ending> {
-        let mut hangup = self.hangup.clone();
-        let mut deadline = None;
-        loop {
-            let answered = self.pending.answered.notified();
-            tokio::pin!(answered);
-            answered.as_mut().enable();
-            if ready(&self.pending) {
-                return Ok(());
-            }
-            let closed = *hangup.borrow_and_update();
-            if closed && deadline.is_none() {
-                deadline = Some(tokio::time::Instant::now() + self.options.eof_grace);
-            }
-            tokio::select! {
-                () = answered => {}
-                changed = hangup.changed(), if !closed => {
-                    if changed.is_err() {
-                        // The watcher is gone: input is closed or unwatchable.
-                        return answered_or_stop(&mut ready, &self.pending).await;
-                    }
-                }
-                () = sleep_until(deadline), if deadline.is_some() => {
-                    tracing::info!(
-                        grace = ?self.options.eof_grace,
-                        "the client closed its input and reads no answers: stopping"
-                    );
-                    return Err(Ending::InputAbandoned);
-                }
-            }
-        }
+    async fn wait_for_room(&self, ready: impl FnMut(&Pending) -> bool) -> Result<(), Ending> {
+        self.within_grace(room(ready, &self.pending)).await
     }
 
     async fn forward(&self, message: RxJsonRpcMessage<RoleServer>) -> Result<(), Ending> {
-        self.to_rmcp
-            .send(message)
-            .await
+        self.within_grace(self.to_rmcp.send(message))
+            .await?
             .map_err(|_| Ending::ServiceStopped)
+    }
+}
+
+/// Whether rmcp, before its session, starts the session from `message`:
+/// an `initialize` request (whose failure ends it as well), or, in the
+/// lifecycle without one, a request whose `_meta` is complete and names a
+/// version the server supports (rmcp's own reading of it). A `ping` and a
+/// `server/discover` are answered without starting it.
+fn starts_session(
+    message: &RxJsonRpcMessage<RoleServer>,
+    versions: &[rmcp::model::ProtocolVersion],
+) -> bool {
+    use rmcp::model::{ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion};
+    let JsonRpcMessage::Request(request) = message else {
+        return false;
+    };
+    match &request.request {
+        ClientRequest::InitializeRequest(_) => true,
+        ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => false,
+        other => {
+            let meta = other.get_meta();
+            meta.missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                .is_empty()
+                && meta
+                    .protocol_version()
+                    .is_some_and(|version| versions.contains(&version))
+        }
     }
 }
 
@@ -623,24 +815,21 @@ async fn sleep_until(deadline: Option<tokio::time::Instant>) {
     }
 }
 
-/// Waits for `ready` without a hangup to watch.
-async fn answered_or_stop(
-    ready: &mut impl FnMut(&Pending) -> bool,
-    pending: &Pending,
-) -> Result<(), Ending> {
+/// Waits until `ready`, tried again whenever a request is answered.
+async fn room(mut ready: impl FnMut(&Pending) -> bool, pending: &Pending) {
     loop {
         let answered = pending.answered.notified();
         tokio::pin!(answered);
         answered.as_mut().enable();
         if ready(pending) {
-            return Ok(());
+            return;
         }
         answered.await;
     }
 }
 
 /// Watches `input` (stdin) for its other end closing, on a thread of its
-/// own, and says so on `hangup`: a pipe says it at once, however
+/// own, and says so on `hangup`: a pipe or socket says it at once, however
 /// much is still unread, which the reader would only reach by reading it
 /// all. Anything else (a file, `/dev/null`) never says it, and the watcher
 /// waits for good (it blocks nothing: the process ends without it).
@@ -653,22 +842,20 @@ pub(crate) fn watch_hangup(
         .name("jig-mcp-hup".to_owned())
         .spawn(move || {
             loop {
-                // No event asked for: a hangup or an error is always
-                // reported, and nothing else wakes this.
-                let mut fds = [PollFd::new(input.as_fd(), PollFlags::empty())];
+                // A hangup or an error is always reported; a socket's peer
+                // shutting its side down is asked for. Nothing else (data
+                // to read) wakes this.
+                let rdhup = PollFlags::from_bits_retain(nix::libc::POLLRDHUP);
+                let mut fds = [PollFd::new(input.as_fd(), rdhup)];
                 match poll(&mut fds, PollTimeout::NONE) {
-                    Ok(_) => {
-                        let closed = fds[0].revents().is_some_and(|r| {
-                            r.intersects(
-                                PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL,
-                            )
-                        });
-                        if closed {
-                            let _ = hangup.send(true);
-                            return;
-                        }
+                    // Only a hangup, a shutdown, an error or a closed
+                    // descriptor can be reported (nix does not name the
+                    // shutdown's flag: the count says it, not `revents`).
+                    Ok(reported) if reported > 0 => {
+                        let _ = hangup.send(true);
+                        return;
                     }
-                    Err(nix::errno::Errno::EINTR) => {}
+                    Ok(_) | Err(nix::errno::Errno::EINTR) => {}
                     Err(_) => return,
                 }
             }
@@ -811,15 +998,15 @@ mod tests {
 
     fn lines(input: &[u8], max: usize) -> Vec<String> {
         let mut input = std::io::BufReader::with_capacity(4, input);
-        let mut line = Vec::new();
+        let mut partial = Partial::default();
         let mut seen = Vec::new();
         loop {
-            match read_line(&mut input, &mut line, max).unwrap() {
+            match read_line(&mut input, &mut partial, max).unwrap() {
                 Line::End => return seen,
                 Line::TooLong(n) => seen.push(format!("too long: {n}")),
-                Line::Complete => seen.push(String::from_utf8_lossy(&line).into_owned()),
+                Line::Complete => seen.push(String::from_utf8_lossy(&partial.line).into_owned()),
             }
-            line.clear();
+            partial = Partial::default();
         }
     }
 
@@ -830,6 +1017,11 @@ mod tests {
             ["abc\n", "too long: 8", "ab\n", "last"]
         );
         assert_eq!(lines(b"abcde\n", 5), ["abcde\n"]);
+        // A carriage return before the newline counts no more than it.
+        assert_eq!(
+            lines(b"abcde\r\nabcdef\r\n\r\n", 5),
+            ["abcde\r\n", "too long: 6", "\r\n"]
+        );
     }
 
     #[test]

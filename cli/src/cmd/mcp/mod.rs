@@ -23,7 +23,7 @@
 //!   `crate::logging`), and command children never see the server's stdin
 //!   or stdout (the kernel gives them `/dev/null` and a pipe of its own).
 
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, AsRawFd};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -212,6 +212,30 @@ fn duplicate(fd: std::os::fd::BorrowedFd<'_>, what: &str) -> Result<std::fs::Fil
         .map_err(|error| CliError::Internal(format!("cannot use {what}: {error}")))
 }
 
+/// Stdin, when it is a pipe, opened again as a non-blocking pipe of our own
+/// for the runtime to read (see [`framing::read_pipe`]). Opening it again
+/// gives a file description of its own: the non-blocking flag is not set on
+/// the one the client or a parent shares. Anything else (a file, a
+/// terminal, a socket, no `/proc`) is read by a thread, as before.
+fn own_pipe(stdin: std::os::fd::BorrowedFd<'_>) -> Option<tokio::net::unix::pipe::Receiver> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+    let shared = std::fs::File::from(stdin.try_clone_to_owned().ok()?);
+    let before = shared.metadata().ok()?;
+    if !before.file_type().is_fifo() {
+        return None;
+    }
+    let own = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+        .open(format!("/proc/self/fd/{}", stdin.as_raw_fd()))
+        .ok()?;
+    let after = own.metadata().ok()?;
+    if (after.dev(), after.ino()) != (before.dev(), before.ino()) {
+        return None;
+    }
+    tokio::net::unix::pipe::Receiver::from_file(own).ok()
+}
+
 async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliError> {
     tracing::info!(
         tools = server.tools.len(),
@@ -233,15 +257,23 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
         tracing::warn!(%error, "cannot watch stdin for its end");
     }
 
-    let input = duplicate(std::io::stdin().as_fd(), "stdin")?;
     let max_line = options.max_line_bytes;
-    std::thread::Builder::new()
-        .name("jig-mcp-in".to_owned())
-        .spawn(move || {
-            let input = std::io::BufReader::with_capacity(64 << 10, input);
-            framing::read_lines(input, &lines_tx, max_line);
-        })
-        .map_err(|error| CliError::Internal(format!("cannot start a thread: {error}")))?;
+    // Reading is aborted with the runtime (a thread reader is left blocked
+    // in its read; the process ends after `serve`).
+    let _reading = match own_pipe(std::io::stdin().as_fd()) {
+        Some(pipe) => Some(tokio::spawn(framing::read_pipe(pipe, lines_tx, max_line))),
+        None => {
+            let input = duplicate(std::io::stdin().as_fd(), "stdin")?;
+            std::thread::Builder::new()
+                .name("jig-mcp-in".to_owned())
+                .spawn(move || {
+                    let input = std::io::BufReader::with_capacity(64 << 10, input);
+                    framing::read_lines(input, &lines_tx, max_line);
+                })
+                .map_err(|error| CliError::Internal(format!("cannot start a thread: {error}")))?;
+            None
+        }
+    };
     let output = duplicate(std::io::stdout().as_fd(), "stdout")?;
     let polled = duplicate(std::io::stdout().as_fd(), "stdout")?;
     let output = Arc::new(output::Output::new(
@@ -266,6 +298,8 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
         calls: Arc::clone(&calls),
         options: options.clone(),
         started: false,
+        versions: ServerHandler::supported_protocol_versions(&server).into_owned(),
+        draining: std::sync::atomic::AtomicBool::new(false),
     };
     let framing = tokio::spawn(leave(framer, Arc::clone(&pending), Arc::clone(&calls)));
     let transport = ChannelTransport {
@@ -341,7 +375,12 @@ async fn leave(framer: Framer, pending: Arc<Pending>, calls: Arc<Calls>) -> Endi
             calls.cancel_all("the client closed the server's output");
         }
         Ending::InputAbandoned => {
-            calls.cancel_all("the client closed its input and reads no answers");
+            let cancelled = calls.cancel_all("the client closed its input and reads no answers");
+            tracing::info!(
+                cancelled,
+                grace = ?grace,
+                "the client closed its input and read no answers within the grace"
+            );
         }
         Ending::ServiceStopped => {}
     }
