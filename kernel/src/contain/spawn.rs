@@ -1281,6 +1281,40 @@ pub(super) fn enter_namespaces(
     Ok(())
 }
 
+/// Binds `path` (and what is mounted below it) on itself: a mount point of
+/// its own, which cannot be renamed or removed. False (errno set) when it
+/// could not be.
+fn bind_here(path: &CStr) -> bool {
+    #[expect(unsafe_code)]
+    // SAFETY: a mount call on a NUL-terminated string.
+    unsafe {
+        libc::mount(
+            path.as_ptr(),
+            path.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        ) == 0
+    }
+}
+
+/// Remounts the bind at `path` with `flags` (read-only or not, and the
+/// flags of its file system, which a user namespace may not drop). False
+/// (errno set) when it could not be.
+fn remount(path: &CStr, flags: libc::c_ulong) -> bool {
+    #[expect(unsafe_code)]
+    // SAFETY: a mount call on a NUL-terminated string.
+    unsafe {
+        libc::mount(
+            std::ptr::null(),
+            path.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REMOUNT | flags,
+            std::ptr::null(),
+        ) == 0
+    }
+}
+
 /// The argument of `mount_setattr` (Linux 5.12, before Landlock's 5.13).
 #[repr(C)]
 struct MountAttr {
@@ -1322,65 +1356,19 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
         fail(plan.report, Stage::MountTmp, errno());
     }
     if let Some((root, flags)) = ns.writable {
-        // SAFETY: mount calls on a NUL-terminated string the parent
-        // prepared. The bind is a mount of its own, made writable (a
-        // remount without `MS_RDONLY`); what is mounted below the
-        // workspace stays read-only.
-        let failed = unsafe {
-            libc::mount(
-                root.as_ptr(),
-                root.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND | libc::MS_REC,
-                std::ptr::null(),
-            ) != 0
-                || libc::mount(
-                    std::ptr::null(),
-                    root.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_BIND | libc::MS_REMOUNT | flags,
-                    std::ptr::null(),
-                ) != 0
-        };
-        if failed {
+        // The bind is a mount of its own, made writable (a remount without
+        // `MS_RDONLY`); what is mounted below the workspace stays read-only.
+        if !bind_here(root) || !remount(root, *flags) {
             fail(plan.report, Stage::WritableWorkspace, errno());
         }
     }
     for folder in ns.pinned {
-        // SAFETY: a mount call on a NUL-terminated string the parent
-        // prepared.
-        let failed = unsafe {
-            libc::mount(
-                folder.as_ptr(),
-                folder.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND | libc::MS_REC,
-                std::ptr::null(),
-            ) != 0
-        };
-        if failed {
+        if !bind_here(folder) {
             fail(plan.report, Stage::ProtectPaths, errno());
         }
     }
     for (path, flags) in ns.read_only {
-        // SAFETY: mount calls on NUL-terminated strings the parent prepared.
-        let failed = unsafe {
-            libc::mount(
-                path.as_ptr(),
-                path.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND | libc::MS_REC,
-                std::ptr::null(),
-            ) != 0
-                || libc::mount(
-                    std::ptr::null(),
-                    path.as_ptr(),
-                    std::ptr::null(),
-                    libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | flags,
-                    std::ptr::null(),
-                ) != 0
-        };
-        if failed {
+        if !bind_here(path) || !remount(path, libc::MS_RDONLY | flags) {
             fail(plan.report, Stage::ProtectPaths, errno());
         }
     }

@@ -603,13 +603,11 @@ fn setsid_double_fork_outlives_the_call() {
     });
 }
 
-fn fork_bomb_is_bounded() {
-    let world = World::new();
-    let marker = format!("BOMB-{}", support::nonce());
-    // A bounded bomb: 400 children that sleep; how many forks succeeded.
-    let script = format!(
-        "import os, time\n\
-         made = 0\n\
+/// A bounded bomb in Python (after `import os, time`): 400 children that
+/// sleep, marked with `marker`; it prints how many forks succeeded.
+fn bomb(marker: &str) -> String {
+    format!(
+        "made = 0\n\
          for _ in range(400):\n\
          \x20   try:\n\
          \x20       if os.fork() == 0:\n\
@@ -618,7 +616,13 @@ fn fork_bomb_is_bounded() {
          \x20   except OSError:\n\
          \x20       break\n\
          print('made', made)\n"
-    );
+    )
+}
+
+fn fork_bomb_is_bounded() {
+    let world = World::new();
+    let marker = format!("BOMB-{}", support::nonce());
+    let script = format!("import os, time\n{}", bomb(&marker));
     twice("fork bomb", |on| {
         let text = run_py(&world, on, Access::ReadOnly, &script);
         let alive = survivors(&marker, Duration::from_secs(1));
@@ -649,15 +653,8 @@ fn turn_the_count_off_then_fork_bomb() {
          \x20               lambda: os.setpriority(os.PRIO_PROCESS, 1, 19)):\n\
          \x20   try: attempt(); print('changed the init')\n\
          \x20   except OSError as error: print('refused:', error)\n\
-         made = 0\n\
-         for _ in range(400):\n\
-         \x20   try:\n\
-         \x20       if os.fork() == 0:\n\
-         \x20           time.sleep(20); os._exit(0)  # {marker}\n\
-         \x20       made += 1\n\
-         \x20   except OSError:\n\
-         \x20       break\n\
-         print('made', made)\n"
+         {}",
+        bomb(&marker)
     );
     let launch = Launch {
         workspace: world.workspace.path(),

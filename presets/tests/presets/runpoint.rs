@@ -608,6 +608,19 @@ const COPY_TREE_TOOL: &str = r#"{
   }
 }"#;
 
+/// The default preset at `root` with the `copy_tree` descriptor tool, and
+/// the tool's folder (kept while the registry is used).
+fn with_copy_tree(root: &Path) -> (jig_presets::Registry, tempfile::TempDir) {
+    let tools = tempfile::tempdir().unwrap();
+    std::fs::write(tools.path().join("copy_tree.tool.json"), COPY_TREE_TOOL).unwrap();
+    let registry = FullPreset::new(root)
+        .with_descriptor_dir(tools.path())
+        .build()
+        .unwrap()
+        .registry;
+    (registry, tools)
+}
+
 /// Sets `root` up as a repository whose hooks folder is `.githooks`,
 /// named through an include, so only git's own reading finds it.
 fn repository_with_hooks_folder(root: &Path) {
@@ -641,13 +654,7 @@ fn a_hooks_folder_is_read_only_to_a_program_that_writes_it_unnamed() {
     std::fs::create_dir_all(root.join("pkg/other")).unwrap();
     std::fs::write(root.join("pkg/.githooks/pre-commit"), "#!/bin/sh\n").unwrap();
     std::fs::write(root.join("pkg/other/file"), "x\n").unwrap();
-    let tools = tempfile::tempdir().unwrap();
-    std::fs::write(tools.path().join("copy_tree.tool.json"), COPY_TREE_TOOL).unwrap();
-    let registry = FullPreset::new(root)
-        .with_descriptor_dir(tools.path())
-        .build()
-        .unwrap()
-        .registry;
+    let (registry, _tools) = with_copy_tree(root);
     // A mount namespace keeps it read-only (this fails loudly where there
     // is none, as the contain suite does).
     assert!(
@@ -729,13 +736,7 @@ fn a_submodules_git_file_is_read_only_to_a_program_that_writes_it_unnamed() {
         std::fs::write(root.join(path).join(".git"), "gitdir: ../notes\n").unwrap();
     }
     std::fs::write(root.join("pkg/other.txt"), "x\n").unwrap();
-    let tools = tempfile::tempdir().unwrap();
-    std::fs::write(tools.path().join("copy_tree.tool.json"), COPY_TREE_TOOL).unwrap();
-    let registry = FullPreset::new(root)
-        .with_descriptor_dir(tools.path())
-        .build()
-        .unwrap()
-        .registry;
+    let (registry, _tools) = with_copy_tree(root);
     let result = registry.dispatch("copy_tree", &json!({"from": "pkg/.", "to": "."}));
     assert!(
         root.join("other.txt").exists(),
