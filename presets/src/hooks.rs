@@ -1,9 +1,10 @@
-//! The hooks folder a repository names with `core.hooksPath`, and the git
-//! file of each of its submodules, asked of git itself (never read from its
-//! configuration by jig): a folder inside the workspace whose scripts git
-//! runs on `commit`, `checkout`, `merge`..., and a submodule's `.git` (a
-//! `gitdir:` line that git follows, recursing into the submodule, from the
-//! top's `git status`) are protected paths like `.git`.
+//! The hooks folder a repository names with `core.hooksPath`, and the
+//! `.git` of each of its submodules (every gitlink of its index, and of
+//! theirs), asked of git itself (never read from its configuration by jig):
+//! a folder inside the workspace whose scripts git runs on `commit`,
+//! `checkout`, `merge`..., and a submodule's `.git` (a `gitdir:` line or a
+//! folder that git follows, recursing into the submodule, from the top's
+//! `git status`) are protected paths like `.git`.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -23,35 +24,80 @@ pub(crate) fn configured_hooks(kernel: &Kernel) -> Vec<PathBuf> {
     if std::fs::metadata(root.join(".git")).is_err() {
         return Vec::new();
     }
-    let hooks = ask_git(kernel, &["config", "-z", "--get-all", "core.hooksPath"])
-        .into_iter()
-        .filter_map(|value| inside(root, std::ffi::OsStr::from_bytes(&value)));
-    // The submodules' paths, as the index's `.gitmodules` names them (the
-    // index is in `.git`, which no call writes; the working tree's copy is
-    // the model's to change). Each record is `key\nvalue`.
-    let modules = [
-        "config",
-        "-z",
-        "--blob",
-        ":.gitmodules",
-        "--get-regexp",
-        r"^submodule\..*\.path$",
-    ];
-    let submodules = ask_git(kernel, &modules).into_iter().filter_map(|record| {
-        let value = record.splitn(2, |&b| b == b'\n').nth(1)?;
-        let folder = inside(root, std::ffi::OsStr::from_bytes(value))?;
-        (folder != root).then(|| folder.join(".git"))
-    });
-    hooks.chain(submodules).collect()
+    let mut found: Vec<PathBuf> = ask_git(
+        kernel,
+        &["config", "-z", "--get-all", "core.hooksPath"],
+        HOOKS_OUTPUT,
+    )
+    .into_iter()
+    .filter_map(|value| inside(root, std::ffi::OsStr::from_bytes(&value)))
+    .collect();
+    found.extend(gitlinks(kernel));
+    found
+}
+
+/// The most output a question about the hooks folders may give.
+const HOOKS_OUTPUT: usize = 64 * 1024;
+/// The most output a listing of a repository's index may give (about a
+/// hundred thousand files); past it, its gitlinks are not found.
+const INDEX_OUTPUT: usize = 16 << 20;
+/// Submodules looked into at most, nested ones included.
+const MAX_SUBMODULES: usize = 64;
+
+/// The `.git` of every gitlink in the index (a submodule, named in
+/// `.gitmodules` or not, whose `.git` file or folder git follows from the
+/// top's `git status`), and of every gitlink in a checked-out submodule's
+/// own index, as deep as they go (at most [`MAX_SUBMODULES`] looked into).
+/// The index is in `.git`, which no call writes: the working tree's
+/// `.gitmodules` is the model's to change, the index is not.
+fn gitlinks(kernel: &Kernel) -> Vec<PathBuf> {
+    let root = kernel.root();
+    let mut found = Vec::new();
+    let mut repositories = vec![root.to_path_buf()];
+    let mut looked = 0;
+    while let Some(repository) = repositories.pop() {
+        looked += 1;
+        if looked > MAX_SUBMODULES + 1 {
+            break;
+        }
+        let Some(at) = repository.strip_prefix(root).ok().and_then(|p| p.to_str()) else {
+            continue;
+        };
+        let at = if at.is_empty() { "." } else { at };
+        let listed = ask_git(
+            kernel,
+            &["-C", at, "ls-files", "-z", "--stage"],
+            INDEX_OUTPUT,
+        );
+        for entry in listed {
+            // `MODE OBJECT STAGE\tPATH`
+            let Some(tab) = entry.iter().position(|&b| b == b'\t') else {
+                continue;
+            };
+            if !entry.starts_with(b"160000 ") {
+                continue;
+            }
+            let path = std::ffi::OsStr::from_bytes(&entry[tab + 1..]);
+            let Some(folder) = inside(&repository, path).filter(|f| f.starts_with(root)) else {
+                continue;
+            };
+            let dotgit = folder.join(".git");
+            if std::fs::symlink_metadata(&dotgit).is_ok() {
+                repositories.push(folder);
+            }
+            found.push(dotgit);
+        }
+    }
+    found
 }
 
 /// The NUL-separated values git prints for `args`, in the environment of
-/// every git run; none when git fails or says too much.
-fn ask_git(kernel: &Kernel, args: &[&str]) -> Vec<Vec<u8>> {
+/// every git run; none when git fails or says more than `max_output`.
+fn ask_git(kernel: &Kernel, args: &[&str], max_output: usize) -> Vec<Vec<u8>> {
     let mut options = RunOptions::new(
         Limits::default()
             .with_timeout(std::time::Duration::from_secs(5))
-            .with_max_output(64 * 1024),
+            .with_max_output(max_output),
     );
     for (key, value) in jig_programs::GIT_ENV {
         options = options.with_env(key, value);

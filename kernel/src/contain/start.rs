@@ -39,8 +39,20 @@ pub(crate) struct Started {
 pub(crate) struct Watched {
     /// The path: a protected path, or the first missing component of one.
     path: std::path::PathBuf,
-    /// The device and inode found there, `None` when nothing was.
-    was: Option<(u64, u64)>,
+    /// What was found there, `None` when nothing was.
+    was: Option<Identity>,
+}
+
+/// What names one file: its device and inode, its birth time where the
+/// file system keeps one, and, for a link, where it leads. An inode freed
+/// during a call is soon given to the next file made (a link removed and
+/// made again, to lead elsewhere, often gets its old number back).
+#[derive(Debug, PartialEq, Eq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    born: Option<std::time::SystemTime>,
+    leads_to: Option<std::path::PathBuf>,
 }
 
 /// What one contained start needs from the kernel.
@@ -349,12 +361,21 @@ struct Protected {
     watched: Vec<Watched>,
 }
 
-/// The device and inode of what `path` names (not following a last link).
-fn identity(path: &Path) -> Option<(u64, u64)> {
+/// What `path` names (not following a last link).
+fn identity(path: &Path) -> Option<Identity> {
     use std::os::unix::fs::MetadataExt;
-    std::fs::symlink_metadata(path)
-        .ok()
-        .map(|meta| (meta.dev(), meta.ino()))
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    let leads_to = if meta.file_type().is_symlink() {
+        std::fs::read_link(path).ok()
+    } else {
+        None
+    };
+    Some(Identity {
+        dev: meta.dev(),
+        ino: meta.ino(),
+        born: meta.created().ok(),
+        leads_to,
+    })
 }
 
 /// The protected paths of a call under `root` (see [`Protected`]); `writes`:
@@ -365,8 +386,9 @@ fn protected_mounts(root: &Path, paths: &[std::path::PathBuf], writes: bool) -> 
     // Folders found missing: the paths under them are not looked up again
     // (several protected paths can share one).
     let mut missing = Vec::new();
+    let mut links = Vec::new();
     for path in paths {
-        let Some(canonical) = canonical_below(root, path, &mut missing) else {
+        let Some(canonical) = canonical_below(root, path, &mut missing, &mut links) else {
             continue;
         };
         if !canonical.starts_with(root) || canonical == root {
@@ -384,6 +406,7 @@ fn protected_mounts(root: &Path, paths: &[std::path::PathBuf], writes: bool) -> 
         let mut pins: Vec<&Path> = existing
             .iter()
             .chain(&missing)
+            .chain(&links)
             .flat_map(|path| path.ancestors().skip(1))
             .filter(|folder| folder.starts_with(root) && *folder != root)
             .filter(|folder| !existing.iter().any(|p| folder.starts_with(p)))
@@ -394,6 +417,7 @@ fn protected_mounts(root: &Path, paths: &[std::path::PathBuf], writes: bool) -> 
         protected.pinned = pins.into_iter().filter_map(super::c_path).collect();
         protected.watched = existing
             .iter()
+            .chain(&links)
             .map(|path| Watched {
                 was: identity(path),
                 path: path.clone(),
@@ -511,36 +535,59 @@ fn kept_mount_flags(path: &Path) -> Option<libc::c_ulong> {
 /// when it does not exist. Below the canonical `root`, a path none of whose
 /// components is a symbolic link is its own canonical form: one `lstat` per
 /// component instead of a `readlink` of every component from `/` (a call
-/// checks every protected path, most of which do not exist); a link found
-/// on the way resolves the whole path as `realpath` does. A component
-/// found missing on that walk is added to `missing`, and a path below one
-/// already there is missing without a look.
+/// checks every protected path, most of which do not exist). A link found
+/// on the way below the root is added to `links` (a call that may write
+/// could replace it: the link is watched, not only where it leads), then
+/// resolved as `realpath` resolves it, and the walk goes on from there. A
+/// component found missing on the walk is added to `missing`, and a path
+/// below one already there is missing without a look.
 fn canonical_below(
     root: &Path,
     path: &Path,
     missing: &mut Vec<std::path::PathBuf>,
+    links: &mut Vec<std::path::PathBuf>,
+) -> Option<std::path::PathBuf> {
+    resolve_below(root, &root.join(path), missing, links, 0)
+}
+
+/// [`canonical_below`] of the absolute `joined`, `depth` links deep.
+fn resolve_below(
+    root: &Path,
+    joined: &Path,
+    missing: &mut Vec<std::path::PathBuf>,
+    links: &mut Vec<std::path::PathBuf>,
+    depth: usize,
 ) -> Option<std::path::PathBuf> {
     use std::path::Component;
-    let joined = root.join(path);
+    /// As many links as `realpath` follows.
+    const MAX_LINKS: usize = 40;
     let Ok(rest) = joined.strip_prefix(root) else {
-        return std::fs::canonicalize(&joined).ok();
+        return std::fs::canonicalize(joined).ok();
     };
+    if depth > MAX_LINKS {
+        return std::fs::canonicalize(joined).ok();
+    }
     if missing.iter().any(|gone| joined.starts_with(gone)) {
         return None;
     }
     let mut walked = root.to_path_buf();
-    for component in rest.components() {
+    let mut components = rest.components();
+    while let Some(component) = components.next() {
         let Component::Normal(name) = component else {
-            return std::fs::canonicalize(&joined).ok();
+            return std::fs::canonicalize(joined).ok();
         };
         walked.push(name);
         let Ok(meta) = std::fs::symlink_metadata(&walked) else {
             missing.push(walked);
             return None;
         };
-        let kind = meta.file_type();
-        if kind.is_symlink() {
-            return std::fs::canonicalize(&joined).ok();
+        if meta.file_type().is_symlink() {
+            if !links.contains(&walked) {
+                links.push(walked.clone());
+            }
+            let target = std::fs::canonicalize(&walked).ok()?;
+            let below: std::path::PathBuf = components.collect();
+            return resolve_below(root, &target.join(below), missing, links, depth + 1);
         }
     }
     Some(walked)
@@ -637,7 +684,7 @@ mod tests {
         std::fs::create_dir_all(root.join("plain/sub")).unwrap();
         std::os::unix::fs::symlink(root.join("real"), root.join("linked")).unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join("away")).unwrap();
-        let mut missing = Vec::new();
+        let (mut missing, mut links) = (Vec::new(), Vec::new());
         for path in [
             "plain",
             "plain/sub",
@@ -653,7 +700,7 @@ mod tests {
             // One list of missing folders for all, as a call's protected
             // paths share one.
             assert_eq!(
-                canonical_below(&root, Path::new(path), &mut missing),
+                canonical_below(&root, Path::new(path), &mut missing, &mut links),
                 std::fs::canonicalize(root.join(path)).ok(),
                 "{path}"
             );
@@ -661,9 +708,12 @@ mod tests {
         // An absolute path outside the root is resolved too (the caller
         // keeps only what lies inside).
         assert_eq!(
-            canonical_below(&root, outside.path(), &mut missing),
+            canonical_below(&root, outside.path(), &mut missing, &mut links),
             std::fs::canonicalize(outside.path()).ok()
         );
-        assert_eq!(missing, [root.join("missing")], "looked up once");
+        // Each missing component once, behind a link too.
+        assert_eq!(missing, [root.join("missing"), root.join("real/missing")]);
+        // Each link met below the root, once, wherever it leads.
+        assert_eq!(links, [root.join("linked"), root.join("away")]);
     }
 }

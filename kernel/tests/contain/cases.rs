@@ -1327,6 +1327,34 @@ fn replace_a_protected_path_during_a_write_call() {
         outcome.set_aside,
         [moved(".husky/_", ".husky/_.jig-set-aside-1")]
     );
+    // A protected path reached through a link: the link is watched too. The
+    // call cannot write where it leads, and a link it puts in its place
+    // (to a git folder of its own) is set aside.
+    let world = World::new();
+    std::fs::create_dir_all(world.ws("realgit")).unwrap();
+    std::os::unix::fs::symlink("realgit", world.ws(".git")).unwrap();
+    let kernel = jig_kernel::Kernel::builder(world.workspace.path())
+        .tmpdir(world.tmp_base.path())
+        .read_only_paths([".git"])
+        .containment(jig_kernel::Containment::required())
+        .build()
+        .unwrap();
+    let script = "import os\n\
+                  try: open('.git/config', 'w').write('[core]')\n\
+                  except OSError as error: print(error)\n\
+                  os.makedirs('evilgit'); open('evilgit/config', 'w').write('[core]')\n\
+                  os.remove('.git'); os.symlink('evilgit', '.git')";
+    let outcome = kernel
+        .run_with(&["python3", "-c", script], &options)
+        .unwrap();
+    assert!(!world.ws("realgit/config").exists(), "{}", outcome.render());
+    assert_eq!(
+        outcome.set_aside,
+        [moved(".git", ".git.jig-set-aside-1")],
+        "{}",
+        outcome.render()
+    );
+    assert!(std::fs::symlink_metadata(world.ws(".git")).is_err());
 }
 
 fn a_path_protected_for_one_run() {

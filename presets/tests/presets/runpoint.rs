@@ -685,19 +685,21 @@ fn a_hooks_folder_is_read_only_to_a_program_that_writes_it_unnamed() {
     );
 }
 
-/// A repository with two submodules in its index's `.gitmodules`: `sub`,
-/// checked out (its `.git` a file naming its git folder), and `sub2`, not
-/// (no `.git` yet).
+/// A repository whose index has three gitlinks: `sub`, in `.gitmodules`
+/// and checked out (its `.git` a file naming its git folder, whose own
+/// index has a gitlink `inner`, checked out too); `sub2`, in
+/// `.gitmodules`, not checked out (no `.git` yet); `emb`, an embedded
+/// repository named by no `.gitmodules` (its `.git` a folder).
 fn repository_with_submodules(root: &Path) {
     #[expect(
         clippy::disallowed_methods,
         reason = "the test sets the repository up with git itself"
     )]
-    let git = |args: &[&str]| {
+    let git = |at: &Path, args: &[&str]| {
         let output = std::process::Command::new("git")
             .args(["-c", "user.name=t", "-c", "user.email=t@t"])
             .args(args)
-            .current_dir(root)
+            .current_dir(at)
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("HOME", root)
             .output()
@@ -705,24 +707,38 @@ fn repository_with_submodules(root: &Path) {
         assert!(output.status.success(), "git {args:?}");
         String::from_utf8(output.stdout).unwrap()
     };
-    git(&["init", "-q"]);
-    git(&["commit", "-q", "--allow-empty", "-m", "first"]);
-    let head = git(&["rev-parse", "HEAD"]);
+    git(root, &["init", "-q"]);
+    git(root, &["commit", "-q", "--allow-empty", "-m", "first"]);
+    let head = git(root, &["rev-parse", "HEAD"]);
+    let gitlink = |at: &Path, path: &str| {
+        let info = format!("160000,{},{path}", head.trim());
+        git(at, &["update-index", "--add", "--cacheinfo", &info]);
+    };
     std::fs::write(
         root.join(".gitmodules"),
         "[submodule \"sub\"]\n\tpath = sub\n\turl = ./a\n\
          [submodule \"sub2\"]\n\tpath = sub2\n\turl = ./b\n",
     )
     .unwrap();
-    for path in ["sub", "sub2"] {
-        let info = format!("160000,{},{path}", head.trim());
-        git(&["update-index", "--add", "--cacheinfo", &info]);
+    for path in ["sub", "sub2", "emb"] {
         std::fs::create_dir(root.join(path)).unwrap();
+        gitlink(root, path);
     }
-    git(&["add", ".gitmodules"]);
-    git(&["commit", "-q", "-m", "submodules"]);
-    std::fs::create_dir_all(root.join(".git/modules/sub")).unwrap();
+    git(root, &["add", ".gitmodules"]);
+    git(root, &["commit", "-q", "-m", "submodules"]);
+    // `sub`: a repository whose git folder is in the top's `.git/modules`.
+    git(&root.join("sub"), &["init", "-q"]);
+    std::fs::create_dir_all(root.join(".git/modules")).unwrap();
+    std::fs::rename(root.join("sub/.git"), root.join(".git/modules/sub")).unwrap();
     std::fs::write(root.join("sub/.git"), "gitdir: ../.git/modules/sub\n").unwrap();
+    git(
+        &root.join("sub"),
+        &["config", "core.worktree", "../../../sub"],
+    );
+    std::fs::create_dir(root.join("sub/inner")).unwrap();
+    gitlink(&root.join("sub"), "inner");
+    std::fs::write(root.join("sub/inner/.git"), "gitdir: ../../somewhere\n").unwrap();
+    git(&root.join("emb"), &["init", "-q"]);
 }
 
 #[test]
@@ -730,12 +746,19 @@ fn a_submodules_git_file_is_read_only_to_a_program_that_writes_it_unnamed() {
     let fixture = Fixture::new();
     let root = fixture.root();
     repository_with_submodules(root);
-    // A folder to copy whose contents point both submodules elsewhere.
-    for path in ["pkg/sub", "pkg/sub2"] {
+    // A folder to copy whose contents point every submodule elsewhere.
+    for (path, text) in [
+        ("pkg/sub", "gitdir: ../notes\n"),
+        ("pkg/sub2", "gitdir: ../notes\n"),
+        ("pkg/sub/inner", "gitdir: ../../notes\n"),
+    ] {
         std::fs::create_dir_all(root.join(path)).unwrap();
-        std::fs::write(root.join(path).join(".git"), "gitdir: ../notes\n").unwrap();
+        std::fs::write(root.join(path).join(".git"), text).unwrap();
     }
+    std::fs::create_dir_all(root.join("pkg/emb/.git")).unwrap();
+    std::fs::write(root.join("pkg/emb/.git/config"), "[core]\n").unwrap();
     std::fs::write(root.join("pkg/other.txt"), "x\n").unwrap();
+    let emb_config = std::fs::read_to_string(root.join("emb/.git/config")).unwrap();
     let (registry, _tools) = with_copy_tree(root);
     let result = registry.dispatch("copy_tree", &json!({"from": "pkg/.", "to": "."}));
     assert!(
@@ -743,12 +766,18 @@ fn a_submodules_git_file_is_read_only_to_a_program_that_writes_it_unnamed() {
         "the copy ran: {}",
         result.text()
     );
-    assert_eq!(
-        std::fs::read_to_string(root.join("sub/.git")).unwrap(),
-        "gitdir: ../.git/modules/sub\n",
-        "{}",
-        result.text()
-    );
+    for (path, text) in [
+        ("sub/.git", "gitdir: ../.git/modules/sub\n"),
+        ("sub/inner/.git", "gitdir: ../../somewhere\n"),
+        ("emb/.git/config", emb_config.as_str()),
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(root.join(path)).unwrap(),
+            text,
+            "{path}: {}",
+            result.text()
+        );
+    }
     // `sub2/.git` did not exist: what the call made there is set aside.
     assert!(!root.join("sub2/.git").exists(), "{}", result.text());
     assert!(
@@ -758,16 +787,16 @@ fn a_submodules_git_file_is_read_only_to_a_program_that_writes_it_unnamed() {
         "{}",
         result.text()
     );
-    // Named, both are refused to a call that may write.
-    let named = registry.dispatch("copy_tree", &json!({"from": "pkg/sub/.", "to": "sub2"}));
-    assert!(named.outcome().is_some(), "{}", named.text());
-    let named = registry.dispatch("copy_tree", &json!({"from": "pkg/sub2", "to": "sub/.git"}));
-    assert_eq!(
-        refusal(&named).layer.as_str(),
-        "run.path",
-        "{}",
-        named.text()
-    );
+    // Named, they are refused to a call that may write.
+    for named in ["sub/.git", "sub/inner/.git", "emb/.git/config"] {
+        let result = registry.dispatch("copy_tree", &json!({"from": "pkg/sub2", "to": named}));
+        assert_eq!(
+            refusal(&result).layer.as_str(),
+            "run.path",
+            "{named}: {}",
+            result.text()
+        );
+    }
 }
 
 #[test]
