@@ -817,6 +817,81 @@ fn a_socket_input_shut_down_while_paused_is_seen() {
     assert_eq!(status.code(), Some(0));
 }
 
+/// Stdin the write end of a pipe: nothing can be read from it, and the
+/// server says so and exits (reopened as a read end, it waited for good).
+#[test]
+fn stdin_that_is_a_write_end_ends_the_server() {
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    let (reader, writer) = std::io::pipe().unwrap();
+    let mut child = Command::new(JIG)
+        .arg("--root")
+        .arg(example_root())
+        .arg("--tools")
+        .arg(tools.path())
+        .arg("mcp")
+        .stdin(Stdio::from(writer))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let proc = Proc::of(child.id());
+    let ended = proc.wait_gone(Duration::from_secs(10));
+    if !ended {
+        child.kill().ok();
+    }
+    let status = child.wait().unwrap();
+    drop(reader);
+    assert!(ended, "the server waited on its own pipe");
+    assert_eq!(status.code(), Some(0));
+}
+
+/// A client that closes its input, then reads the answers slowly: every
+/// answer, whole, however long it takes (the server waits as long as
+/// stdout takes bytes); one that reads nothing lets the server go soon.
+#[test]
+fn a_slow_reader_after_the_end_of_input_gets_every_answer_whole() {
+    let mut server = Raw::start_with(&[], &["--eof-grace-ms", "100"], &[], Stdio::null());
+    server.hold_answers(true);
+    let mut burst = Vec::new();
+    for id in 1..=120 {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+        burst.extend(request.to_string().bytes());
+        burst.push(b'\n');
+    }
+    server.send_bytes(&burst);
+    drop(server.stdin.take());
+    std::thread::sleep(Duration::from_millis(300));
+    let mut ids = Vec::new();
+    for _ in 1..=120 {
+        // One answer per 30 ms: slower than the grace lets a whole pipe go.
+        server.hold_answers(false);
+        let answer = server.recv(Duration::from_secs(20));
+        server.hold_answers(true);
+        assert!(answer.get("result").is_some(), "{answer}");
+        ids.push(answer["id"].as_u64().unwrap());
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    server.hold_answers(false);
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=120).collect::<Vec<_>>());
+    assert_eq!(server.exit_status(Duration::from_secs(10)), Some(0));
+    // Nobody reading: gone within a few seconds (before, waits of five
+    // seconds each added up past ten).
+    let mut server = Raw::start_with(&[], &["--eof-grace-ms", "100"], &[], Stdio::null());
+    server.hold_answers(true);
+    for id in 1..=60 {
+        server.call(id, "many_lines", json!({"count": 3000}));
+    }
+    drop(server.stdin.take());
+    let started = Instant::now();
+    assert_eq!(server.exit_status(Duration::from_secs(20)), Some(0));
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 /// In the lifecycle without `initialize` (a request whose `_meta` names
 /// the protocol version and the client's capabilities), the session starts
 /// with that request: a cancellation is taken, not dropped as sent before

@@ -49,9 +49,30 @@ impl Early {
         // has the answer waits for rmcp to let the id go, no more.
         self.output.answered_early(&IdKey::of_request_id(&self.id));
         let message: TxJsonRpcMessage<RoleServer> =
-            JsonRpcMessage::response(shaped(result, self.version.as_ref()), self.id);
+            JsonRpcMessage::response(shaped(result, self.version.as_ref()), self.id.clone());
         if let Err(message) = self.output.answer_now(Box::new(message), &self.out) {
-            let _ = self.out.blocking_send(Outgoing::Early(message));
+            self.queue(Outgoing::Early(message));
+        }
+    }
+
+    /// Hands `message` to the writer, waiting while its queue is full,
+    /// unless nobody reads any more (then it is dropped: a thread waiting
+    /// here would hold up the server's exit).
+    fn queue(&self, mut message: Outgoing) {
+        use tokio::sync::mpsc::error::TrySendError;
+        /// How often a full queue is tried again.
+        const RETRY: std::time::Duration = std::time::Duration::from_millis(5);
+        loop {
+            match self.out.try_send(message) {
+                Ok(()) | Err(TrySendError::Closed(_)) => return,
+                Err(TrySendError::Full(back)) => {
+                    if self.output.is_abandoned() {
+                        return;
+                    }
+                    message = back;
+                    std::thread::sleep(RETRY);
+                }
+            }
         }
     }
 }

@@ -121,6 +121,12 @@ pub(crate) struct Pending {
     state: Mutex<PendingState>,
     /// Woken when a request is answered.
     answered: Notify,
+    /// Woken when stdout takes bytes or a request is answered: the
+    /// connection moves.
+    progress: Notify,
+    /// Set once the client is taken to read no more: answers still to come
+    /// are dropped instead of waited for (see `ChannelTransport`, `early`).
+    abandoned: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Default)]
@@ -173,6 +179,44 @@ impl Pending {
             state.bytes -= entry.bytes;
             drop(state);
             self.answered.notify_waiters();
+            self.progress.notify_waiters();
+        }
+    }
+
+    /// Says the connection moved (stdout took bytes).
+    pub(crate) fn progressed(&self) {
+        self.progress.notify_waiters();
+    }
+
+    /// Takes the client as reading no more (see `abandoned`).
+    pub(crate) fn abandon(&self) {
+        self.abandoned
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether the client was taken to read no more.
+    pub(crate) fn is_abandoned(&self) -> bool {
+        self.abandoned.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Waits for `wait` as long as the connection moves at least once per
+    /// `patience` (stdout takes bytes, a request is answered); `None` when
+    /// it stood still that long first.
+    pub(crate) async fn while_moving<T>(
+        &self,
+        patience: std::time::Duration,
+        wait: impl Future<Output = T>,
+    ) -> Option<T> {
+        tokio::pin!(wait);
+        loop {
+            let moved = self.progress.notified();
+            tokio::pin!(moved);
+            moved.as_mut().enable();
+            tokio::select! {
+                done = &mut wait => return Some(done),
+                () = moved => {}
+                () = tokio::time::sleep(patience) => return None,
+            }
         }
     }
 
@@ -558,20 +602,29 @@ impl Framer {
     }
 
     /// Waits for `wait`: for good while the client's input is open; once it
-    /// is closed (seen at the pipe, however much of it is unread), at most
-    /// the grace. A client that closed its input and reads no answers would
-    /// otherwise hold the server for good, waiting for room or for stdout.
+    /// is closed (seen at the pipe, however much of it is unread), as long
+    /// as the connection moves (stdout takes a line, a request is
+    /// answered) at least once a grace. A client that closed its input and
+    /// reads no answers would otherwise hold the server for good, waiting
+    /// for room or for stdout; one that reads slowly is waited for.
     async fn within_grace<T>(&self, wait: impl Future<Output = T>) -> Result<T, Ending> {
         let mut hangup = self.hangup.clone();
         tokio::pin!(wait);
         let mut deadline = None;
         loop {
+            let moved = self.pending.progress.notified();
+            tokio::pin!(moved);
+            moved.as_mut().enable();
             let closed = *hangup.borrow_and_update();
+            let patience = self.options.patience();
             if closed && deadline.is_none() {
-                deadline = Some(tokio::time::Instant::now() + self.options.eof_grace);
+                deadline = Some(tokio::time::Instant::now() + patience);
             }
             tokio::select! {
                 done = &mut wait => return Ok(done),
+                () = moved, if closed => {
+                    deadline = Some(tokio::time::Instant::now() + patience);
+                }
                 changed = hangup.changed(), if !closed => {
                     if changed.is_err() {
                         // No watcher: the input's end is seen by reading.
@@ -970,7 +1023,8 @@ impl Transport<RoleServer> for ChannelTransport {
         if marker && let Some(id) = IdKey::of_response(&item) {
             self.pending.answered(&id);
         }
-        let out = (!marker).then(|| self.out.clone());
+        // Nobody reads any more: dropped, not waited for.
+        let out = (!marker && !self.pending.is_abandoned()).then(|| self.out.clone());
         async move {
             match out {
                 Some(out) => out

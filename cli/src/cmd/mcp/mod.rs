@@ -115,6 +115,13 @@ pub(crate) struct McpOptions {
 }
 
 impl McpOptions {
+    /// How long, once the client has closed its input, the connection may
+    /// stand still (stdout taking nothing, no request answered) before the
+    /// client is taken to read no more: the grace, at least a second.
+    pub(crate) fn patience(&self) -> Duration {
+        self.eof_grace.max(STDOUT_PATIENCE)
+    }
+
     /// The default line limit: 4 MiB.
     pub(crate) const DEFAULT_MAX_LINE_BYTES: usize = 4 << 20;
     /// The default grace after stdin closed: 250 ms.
@@ -172,6 +179,10 @@ impl McpOptions {
 /// anyway (the kernel ends a process group well within it).
 const CANCEL_WAIT: Duration = Duration::from_secs(5);
 
+/// How long stdout may take nothing, once the client has closed its input,
+/// before the client is taken to read no more (the grace, when longer).
+const STDOUT_PATIENCE: Duration = Duration::from_secs(1);
+
 /// Builds the registry, then serves it until the client goes away.
 pub(crate) fn run(settings: &Settings, args: &McpArgs) -> Result<ExitCode, CliError> {
     let options = McpOptions::from_args(args, &settings.mcp);
@@ -222,6 +233,14 @@ fn own_pipe(stdin: std::os::fd::BorrowedFd<'_>) -> Option<tokio::net::unix::pipe
     let shared = std::fs::File::from(stdin.try_clone_to_owned().ok()?);
     let before = shared.metadata().ok()?;
     if !before.file_type().is_fifo() {
+        return None;
+    }
+    // Only a read end: opened again, a write end would give a read end of
+    // its own pipe, whose one writer is this process (no end, ever); a
+    // thread reading it finds it unreadable and says so.
+    let mode = nix::fcntl::fcntl(stdin, nix::fcntl::FcntlArg::F_GETFL).ok()?;
+    let mode = nix::fcntl::OFlag::from_bits_truncate(mode) & nix::fcntl::OFlag::O_ACCMODE;
+    if mode != nix::fcntl::OFlag::O_RDONLY {
         return None;
     }
     let own = std::fs::OpenOptions::new()
@@ -276,8 +295,9 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
     };
     let output = duplicate(std::io::stdout().as_fd(), "stdout")?;
     let polled = duplicate(std::io::stdout().as_fd(), "stdout")?;
+    let counted = output::Counted::new(output, Arc::clone(&pending));
     let output = Arc::new(output::Output::new(
-        std::io::BufWriter::with_capacity(64 << 10, output),
+        std::io::BufWriter::with_capacity(64 << 10, counted),
         polled.into(),
         Arc::clone(&pending),
         Arc::clone(&calls),
@@ -327,8 +347,16 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
     } else {
         framing.abort();
     }
-    // Let the last answers out, if stdout takes them.
-    let _ = tokio::time::timeout(Duration::from_secs(1), written).await;
+    // Let the last answers out, as long as stdout takes them: a client
+    // reading slowly gets every one, whole; one that reads nothing for the
+    // grace gets no more.
+    if pending
+        .while_moving(options.patience(), written)
+        .await
+        .is_none()
+    {
+        pending.abandon();
+    }
     served
 }
 
@@ -355,6 +383,7 @@ async fn run_service(server: JigServer, transport: ChannelTransport) -> Result<(
 /// then closes rmcp's input, which ends the service.
 async fn leave(framer: Framer, pending: Arc<Pending>, calls: Arc<Calls>) -> Ending {
     let grace = framer.options.eof_grace;
+    let framer_patience = framer.options.patience();
     let ending = framer.run().await;
     match ending {
         Ending::InputClosed => {
@@ -368,13 +397,21 @@ async fn leave(framer: Framer, pending: Arc<Pending>, calls: Arc<Calls>) -> Endi
                     ?grace,
                     "the client closed its input: cancelled the calls still running after the grace"
                 );
-                let _ = tokio::time::timeout(CANCEL_WAIT, pending.drained()).await;
+                let patience = framer_patience;
+                if pending
+                    .while_moving(patience, pending.drained())
+                    .await
+                    .is_none()
+                {
+                    pending.abandon();
+                }
             }
         }
         Ending::OutputClosed => {
             calls.cancel_all("the client closed the server's output");
         }
         Ending::InputAbandoned => {
+            pending.abandon();
             let cancelled = calls.cancel_all("the client closed its input and reads no answers");
             tracing::info!(
                 cancelled,

@@ -30,6 +30,38 @@ pub(crate) struct Output {
     broken: watch::Sender<bool>,
 }
 
+/// Stdout, telling of each write: whoever waits for the client within the
+/// grace (see `Framer::within_grace`) or for the last answers to go out
+/// waits as long as stdout takes bytes, however slowly.
+pub(crate) struct Counted {
+    file: std::fs::File,
+    pending: Arc<Pending>,
+}
+
+impl Counted {
+    /// `file`, telling `pending` of each write.
+    pub(crate) fn new(file: std::fs::File, pending: Arc<Pending>) -> Self {
+        Self { file, pending }
+    }
+}
+
+/// At most this many bytes per write to stdout: a pipe takes them as soon
+/// as a page of it is free, so a slow reader is seen reading (a larger
+/// write returns only once all of it went in).
+const WRITE_AT_MOST: usize = 4096;
+
+impl Write for Counted {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.file.write(&bytes[..bytes.len().min(WRITE_AT_MOST)])?;
+        self.pending.progressed();
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
 /// The writer itself, and whether a write failed (nothing is written
 /// after that).
 struct Sink {
@@ -61,6 +93,12 @@ impl Output {
             calls,
             broken,
         }
+    }
+
+    /// Whether the client was taken to read no more (see
+    /// [`Pending::abandon`]).
+    pub(crate) fn is_abandoned(&self) -> bool {
+        self.pending.is_abandoned()
     }
 
     /// Marks a call answered early (see [`Pending::answered_early`]).
