@@ -252,6 +252,19 @@ impl Drop for Raw {
     }
 }
 
+/// `jig --root EXAMPLE --tools TOOLS mcp MCP_ARGS`, to be given its stdio.
+fn jig_mcp(tools: &std::path::Path, mcp_args: &[&str]) -> Command {
+    let mut command = Command::new(JIG);
+    command
+        .arg("--root")
+        .arg(example_root())
+        .arg("--tools")
+        .arg(tools)
+        .arg("mcp")
+        .args(mcp_args);
+    command
+}
+
 fn text(answer: &Value) -> String {
     answer["result"]["content"][0]["text"]
         .as_str()
@@ -573,12 +586,7 @@ fn requests_from_a_file_or_a_pipe_get_the_same_answers() {
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), &requests).unwrap();
     let answers = |stdin: Stdio, feed: Option<&str>| {
-        let mut child = Command::new(JIG)
-            .arg("--root")
-            .arg(example_root())
-            .arg("--tools")
-            .arg(tools.path())
-            .arg("mcp")
+        let mut child = jig_mcp(tools.path(), &[])
             .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -775,20 +783,15 @@ fn a_socket_input_shut_down_while_paused_is_seen() {
     use std::os::unix::net::UnixStream;
     let tools = tools_dir(&[("nap.tool.json", NAP)]);
     let (mut ours, theirs) = UnixStream::pair().unwrap();
-    let mut child = Command::new(JIG)
-        .arg("--root")
-        .arg(example_root())
-        .arg("--tools")
-        .arg(tools.path())
-        .args([
-            "mcp",
-            "--max-in-flight",
-            "1",
-            "--max-queued",
-            "0",
-            "--eof-grace-ms",
-            "200",
-        ])
+    let grace = [
+        "--max-in-flight",
+        "1",
+        "--max-queued",
+        "0",
+        "--eof-grace-ms",
+        "200",
+    ];
+    let mut child = jig_mcp(tools.path(), &grace)
         .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -823,12 +826,7 @@ fn a_socket_input_shut_down_while_paused_is_seen() {
 fn stdin_that_is_a_write_end_ends_the_server() {
     let tools = tools_dir(&[("nap.tool.json", NAP)]);
     let (reader, writer) = std::io::pipe().unwrap();
-    let mut child = Command::new(JIG)
-        .arg("--root")
-        .arg(example_root())
-        .arg("--tools")
-        .arg(tools.path())
-        .arg("mcp")
+    let mut child = jig_mcp(tools.path(), &[])
         .stdin(Stdio::from(writer))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
