@@ -256,15 +256,12 @@ fn read_the_integrators_environ() {
     // can see; the integrator holds the canary in its own environment.
     let script = every_proc_file("environ");
     twice("read the integrator's environ", |on| {
+        let argv = ["python3", "-c", &script];
         let launch = Launch {
-            workspace: world.workspace.path(),
-            tmp_base: world.tmp_base.path(),
             contained: on,
-            access: Access::ReadOnly,
-            argv: &["python3", "-c", &script],
             env: &[("JIG_SECRET", &world.canary)],
-            user: None,
             exe: exe.clone(),
+            ..Launch::in_world(&world, &argv)
         };
         launch.output().contains(&world.canary)
     });
@@ -656,15 +653,10 @@ fn turn_the_count_off_then_fork_bomb() {
          {}",
         bomb(&marker)
     );
+    let argv = ["python3", "-c", &script];
     let launch = Launch {
-        workspace: world.workspace.path(),
-        tmp_base: world.tmp_base.path(),
-        contained: true,
-        access: Access::ReadOnly,
-        argv: &["python3", "-c", &script],
         env: &[(crate::integrator::EXPECT_ONE_CALL, "1")],
-        user: None,
-        exe: std::env::current_exe().unwrap(),
+        ..Launch::in_world(&world, &argv)
     };
     let text = launch.output();
     let alive = survivors(&marker, Duration::from_secs(1));
@@ -730,15 +722,11 @@ fn sigkill_of_the_integrator_ends_its_calls() {
          time.sleep(30)  # {marker}\n"
     );
     twice("integrator killed", |on| {
+        let argv = ["python3", "-c", &script];
         let launch = Launch {
-            workspace: world.workspace.path(),
-            tmp_base: world.tmp_base.path(),
             contained: on,
-            access: Access::ReadOnly,
-            argv: &["python3", "-c", &script],
-            env: &[],
-            user: None,
             exe: exe.clone(),
+            ..Launch::in_world(&world, &argv)
         };
         let mut child = launch.command().spawn().unwrap();
         let start = Instant::now();
@@ -787,14 +775,11 @@ fn unprivileged_integrator_is_contained_the_same() {
     let (_holder, exe, world) = unprivileged_world(NOBODY.0, NOBODY.1);
     let launch = |on: bool, access: Access, argv: &[&str]| {
         Launch {
-            workspace: world.workspace.path(),
-            tmp_base: world.tmp_base.path(),
             contained: on,
             access,
-            argv,
-            env: &[],
             user: Some(NOBODY),
             exe: exe.clone(),
+            ..Launch::in_world(&world, argv)
         }
         .output()
     };
@@ -1441,14 +1426,8 @@ fn run_listing_inits(world: &World, argv: &[&str], env: &[(&str, &str)]) -> Stri
     ];
     all_env.extend_from_slice(env);
     let launch = Launch {
-        workspace: world.workspace.path(),
-        tmp_base: world.tmp_base.path(),
-        contained: true,
-        access: Access::ReadOnly,
-        argv,
         env: &all_env,
-        user: None,
-        exe: std::env::current_exe().unwrap(),
+        ..Launch::in_world(world, argv)
     };
     let text = launch.output();
     assert!(

@@ -184,7 +184,22 @@ pub(crate) struct Launch<'a> {
     pub(crate) exe: PathBuf,
 }
 
-impl Launch<'_> {
+impl<'a> Launch<'a> {
+    /// An integrator of `world` running `argv`: contained, read-only, with
+    /// no extra environment, as this user, from this binary.
+    pub(crate) fn in_world(world: &'a support::World, argv: &'a [&'a str]) -> Self {
+        Launch {
+            workspace: world.workspace.path(),
+            tmp_base: world.tmp_base.path(),
+            contained: true,
+            access: Access::ReadOnly,
+            argv,
+            env: &[],
+            user: None,
+            exe: std::env::current_exe().expect("this test binary"),
+        }
+    }
+
     pub(crate) fn command(&self) -> Command {
         let mut command = match self.user {
             Some((uid, gid)) => {
