@@ -96,16 +96,22 @@ impl Registry {
     }
 
     /// Every path kept read-only in a call that may write: the kernel's
-    /// own and the repository's hooks folders (`core.hooksPath`), which
-    /// this asks of git if no call has yet.
-    pub fn protected_paths(&self) -> Vec<PathBuf> {
-        let hooks = self.hooks.as_ref().map_or(&[][..], |hooks| hooks.get());
-        self.kernel
+    /// own, the repository's hooks folders (`core.hooksPath`) and its
+    /// submodules' `.git`, which this asks of git if no call has yet. An
+    /// error says why git could not tell them all; every call that may
+    /// write is then refused.
+    pub fn protected_paths(&self) -> Result<Vec<PathBuf>, String> {
+        let hooks = match &self.hooks {
+            Some(hooks) => hooks.get().map_err(str::to_owned)?,
+            None => &[],
+        };
+        Ok(self
+            .kernel
             .read_only_paths()
             .iter()
             .chain(hooks)
             .cloned()
-            .collect()
+            .collect())
     }
 
     /// The kernel every call runs on.
@@ -197,8 +203,13 @@ impl Registry {
                 if !invocation.read_only
                     && let Some(hooks) = &self.hooks
                 {
-                    for hook in hooks.get() {
-                        run = run.with_read_only_path(hook);
+                    match hooks.get() {
+                        Ok(found) => {
+                            for hook in found {
+                                run = run.with_read_only_path(hook);
+                            }
+                        }
+                        Err(why) => return ToolResult::Refused(unknown_protected_paths(why)),
                     }
                 }
                 if let Some(cancel) = &options.cancel {
@@ -326,4 +337,18 @@ fn normalize_arguments(arguments: &Value) -> Result<Cow<'_, Value>, Refusal> {
         },
         _ => Err(invalid("got another JSON type")),
     }
+}
+
+/// The refusal of a call that may write when the paths git follows in the
+/// repository are unknown (see [`crate::hooks::configured_hooks`]).
+pub(crate) fn unknown_protected_paths(why: &str) -> Refusal {
+    Refusal::new(
+        ErrorCode::RunRefused,
+        Layer::RunPath,
+        format!(
+            "this call may write, and jig could not learn which paths of the repository git \
+             follows (its hooks folders and submodules), so it cannot keep them read-only: \
+             {why}; only calls that do not write can run in this workspace"
+        ),
+    )
 }

@@ -52,11 +52,19 @@ pub(crate) fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode, Cli
     let kernel = registry.kernel();
     let confinement = kernel.confinement();
     let containment = confinement.to_string();
-    let protected: Vec<String> = registry
-        .protected_paths()
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
+    // Unknown when git could not list the repository's hooks folders and
+    // submodules: the kernel's own are listed, and why writes are refused.
+    let (protected, unknown) = match registry.protected_paths() {
+        Ok(paths) => (paths, None),
+        Err(why) => (kernel.read_only_paths().to_vec(), Some(why)),
+    };
+    let protected: Vec<String> = protected.iter().map(|p| p.display().to_string()).collect();
+    let unknown_text = unknown.as_ref().map_or(String::new(), |why| {
+        format!(
+            "; the repository's hooks folders and submodules are unknown ({why}): every call \
+             that may write is refused"
+        )
+    });
     let enforced = if confinement.protected_paths {
         "refused to every path argument of a call that may write, and read-only in every call \
          (mount namespace)"
@@ -98,13 +106,16 @@ pub(crate) fn run(settings: &Settings, args: &AuditArgs) -> Result<ExitCode, Cli
             });
             value["containment"] = Value::String(containment);
             value["protected_paths"] = serde_json::json!(protected);
+            if let Some(why) = &unknown {
+                value["protected_paths_unknown"] = Value::String(why.clone());
+            }
             value["lifted_deny_entries"] = serde_json::json!(built.lifted_programs);
             value["protected_enforcement"] = Value::String(enforced.to_owned());
             value["secret_files"] = Value::String(secrets.to_owned());
             super::print_json(&value)?
         }
         Format::Text => super::print_text(&format!(
-            "containment: {containment}\nprotected paths: {} ({enforced})\nsecret files (.env, .netrc, private keys...): {secrets}\nlifted deny-list entries: {lifted}\nrun point (every form's final argv): {}\nhardening added to every git run (environment only; the argv stays as written): {}; configuration {}; {GIT_PER_REPOSITORY}\n{}",
+            "containment: {containment}\nprotected paths: {}{unknown_text} ({enforced})\nsecret files (.env, .netrc, private keys...): {secrets}\nlifted deny-list entries: {lifted}\nrun point (every form's final argv): {}\nhardening added to every git run (environment only; the argv stays as written): {}; configuration {}; {GIT_PER_REPOSITORY}\n{}",
             protected.join(", "),
             RUN_POINT_CHECKS.join("; "),
             git_env.join(" "),

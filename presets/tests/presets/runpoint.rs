@@ -680,8 +680,7 @@ fn a_hooks_folder_is_read_only_to_a_program_that_writes_it_unnamed() {
     assert!(
         registry
             .protected_paths()
-            .iter()
-            .any(|p| p.ends_with(".githooks"))
+            .is_ok_and(|paths| paths.iter().any(|p| p.ends_with(".githooks")))
     );
 }
 
@@ -797,6 +796,44 @@ fn a_submodules_git_file_is_read_only_to_a_program_that_writes_it_unnamed() {
             result.text()
         );
     }
+}
+
+/// More checked-out submodules than jig looks into: the paths git follows
+/// are unknown, so every call that may write is refused, saying why; a
+/// call that only reads still runs.
+#[test]
+fn more_submodules_than_jig_looks_into_refuse_every_call_that_may_write() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    plain_git(root, &["init", "-q"]);
+    for n in 0..65 {
+        let path = format!("m{n}");
+        std::fs::create_dir(root.join(&path)).unwrap();
+        plain_git(&root.join(&path), &["init", "-q"]);
+        let info = format!("160000,{},{path}", "1".repeat(40));
+        plain_git(root, &["update-index", "--add", "--cacheinfo", &info]);
+    }
+    std::fs::create_dir(root.join("pkg")).unwrap();
+    std::fs::write(root.join("pkg/other.txt"), "x\n").unwrap();
+    let (registry, _tools) = with_copy_tree(root);
+    let result = registry.dispatch("copy_tree", &json!({"from": "pkg/.", "to": "."}));
+    assert_eq!(
+        refusal(&result).layer.as_str(),
+        "run.path",
+        "{}",
+        result.text()
+    );
+    assert!(
+        result
+            .text()
+            .contains("more than 64 checked-out submodules"),
+        "{}",
+        result.text()
+    );
+    assert!(!root.join("other.txt").exists(), "the copy ran");
+    let read = registry.dispatch("grep", &json!({"pattern": "x"}));
+    assert!(read.outcome().is_some(), "{}", read.text());
+    assert!(registry.protected_paths().is_err());
 }
 
 #[test]
