@@ -66,6 +66,18 @@ pub enum KernelError {
         /// What is missing.
         missing: String,
     },
+    /// The workspace holds more secret files (`.env`, private keys...) in
+    /// its root and the folders right below it than a call hides: no
+    /// program runs, as one could read those past the limit.
+    #[error(
+        "the workspace has more than {limit} secret files (.env, private keys...) in its root \
+         and the folders right below it, more than a command can run with hidden: move some \
+         out of the workspace or deeper down, then call again"
+    )]
+    TooManySecretFiles {
+        /// The most files a call hides.
+        limit: usize,
+    },
     /// A step of containing the program failed before it could start.
     #[error("could not contain the command ({stage}): {source}")]
     Contain {

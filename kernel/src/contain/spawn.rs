@@ -1277,8 +1277,43 @@ pub(super) fn enter_namespaces(
         {
             return Err((Stage::MountProc, errno()));
         }
+        // What this /proc shows of the system beyond the call's processes
+        // and that the call has no use for: the descriptions of the keys of
+        // the integrator's user, and the IPC objects of the namespace the
+        // call shares with it (refused to the program, still listed here).
+        // A file this kernel does not have shows nothing.
+        for file in PROC_HIDDEN {
+            if !bind_dev_null(file) && errno() != libc::ENOENT {
+                return Err((Stage::MountProc, errno()));
+            }
+        }
     }
     Ok(())
+}
+
+/// Files of a private `/proc` hidden behind `/dev/null`.
+const PROC_HIDDEN: [&CStr; 5] = [
+    c"/proc/keys",
+    c"/proc/key-users",
+    c"/proc/sysvipc/msg",
+    c"/proc/sysvipc/sem",
+    c"/proc/sysvipc/shm",
+];
+
+/// Binds `/dev/null` on the file `path`: whoever opens it reads nothing.
+/// False (errno set) when it could not be.
+fn bind_dev_null(path: &CStr) -> bool {
+    #[expect(unsafe_code)]
+    // SAFETY: a mount call on NUL-terminated strings.
+    unsafe {
+        libc::mount(
+            c"/dev/null".as_ptr(),
+            path.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND,
+            std::ptr::null(),
+        ) == 0
+    }
 }
 
 /// Binds `path` (and what is mounted below it) on itself: a mount point of
@@ -1373,17 +1408,7 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
         }
     }
     for file in ns.masked {
-        // SAFETY: as above.
-        let failed = unsafe {
-            libc::mount(
-                c"/dev/null".as_ptr(),
-                file.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND,
-                std::ptr::null(),
-            ) != 0
-        };
-        if failed {
+        if !bind_dev_null(file) {
             fail(plan.report, Stage::MaskFiles, errno());
         }
     }

@@ -187,10 +187,13 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
 
     let writes = request.access == Access::WriteWorkspace;
     let (protected, masked) = if confinement.namespaces {
-        (
-            protected_mounts(request.root, request.read_only, writes),
-            masked_files(request.root, request.mask),
-        )
+        let mut protected = protected_mounts(request.root, request.read_only, writes);
+        let hidden = masked_files(request.root, request.mask)?;
+        if writes {
+            pin_folders_of(request.root, &hidden, &mut protected.pinned);
+        }
+        let masked: Vec<CString> = hidden.iter().filter_map(|f| super::c_path(f)).collect();
+        (protected, masked)
     } else {
         (Protected::default(), Vec::new())
     };
@@ -593,14 +596,19 @@ fn resolve_below(
     Some(walked)
 }
 
-/// At most this many files are hidden per call.
-const MAX_MASKED: usize = 128;
+/// At most this many files are hidden per call; a workspace with more
+/// runs no call (see [`masked_files`]).
+pub(crate) const MAX_MASKED: usize = 1024;
 
 /// The files in the root and the folders right below it whose names
-/// `mask` accepts (regular files only, links not followed).
-fn masked_files(root: &Path, mask: Option<fn(&str) -> bool>) -> Vec<CString> {
+/// `mask` accepts (regular files only, links not followed). More than
+/// [`MAX_MASKED`] is an error: the rest could not be hidden.
+fn masked_files(
+    root: &Path,
+    mask: Option<fn(&str) -> bool>,
+) -> Result<Vec<std::path::PathBuf>, KernelError> {
     let Some(mask) = mask else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let mut found = Vec::new();
     let mut scan = |dir: &Path, descend: bool| -> Vec<std::path::PathBuf> {
@@ -614,10 +622,8 @@ fn masked_files(root: &Path, mask: Option<fn(&str) -> bool>) -> Vec<CString> {
             };
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            if kind.is_file() && mask(&name) && found.len() < MAX_MASKED {
-                if let Some(c) = super::c_path(&entry.path()) {
-                    found.push(c);
-                }
+            if kind.is_file() && mask(&name) {
+                found.push(entry.path());
             } else if descend && kind.is_dir() && name != ".git" {
                 subdirs.push(entry.path());
             }
@@ -627,7 +633,28 @@ fn masked_files(root: &Path, mask: Option<fn(&str) -> bool>) -> Vec<CString> {
     for dir in scan(root, true) {
         scan(&dir, false);
     }
-    found
+    if found.len() > MAX_MASKED {
+        return Err(KernelError::TooManySecretFiles { limit: MAX_MASKED });
+    }
+    Ok(found)
+}
+
+/// Pins (binds on itself, so that it cannot be renamed) every folder below
+/// the root that holds a hidden file: a call that may write could
+/// otherwise move one, the hidden file with it, deeper than the next
+/// call's search for them looks. Outer folders stay first.
+fn pin_folders_of(root: &Path, hidden: &[std::path::PathBuf], pinned: &mut Vec<CString>) {
+    for folder in hidden.iter().filter_map(|file| file.parent()) {
+        if folder == root {
+            continue;
+        }
+        if let Some(c) = super::c_path(folder)
+            && !pinned.contains(&c)
+        {
+            pinned.push(c);
+        }
+    }
+    pinned.sort_by_key(|folder| folder.as_bytes().iter().filter(|&&b| b == b'/').count());
 }
 
 fn program_ptr(program: &CString) -> usize {

@@ -106,6 +106,10 @@ pub(crate) const ALL: &[Case] = &[
     ),
     ("a_path_protected_for_one_run", a_path_protected_for_one_run),
     (
+        "reach_the_hosts_ipc_keys_and_watches",
+        reach_the_hosts_ipc_keys_and_watches,
+    ),
+    (
         "move_a_protected_folder_away_or_make_a_missing_one",
         move_a_protected_folder_away_or_make_a_missing_one,
     ),
@@ -1157,6 +1161,142 @@ fn protected_paths_and_secret_files() {
         std::fs::read_to_string(world.ws(".env")).unwrap(),
         "SECRET=top\n"
     );
+    // A folder holding a hidden file, moved deeper than the next call's
+    // search looks, would carry it out of sight: such a folder is pinned.
+    std::fs::create_dir_all(world.ws("deeper/down")).unwrap();
+    twice("move a folder holding a secret deeper", |on| {
+        run(
+            on,
+            Access::WriteWorkspace,
+            "import os\ntry: os.rename('sub', 'deeper/down/sub')\nexcept OSError as error: print(error)",
+        );
+        let moved = world.ws("deeper/down/sub/.env").exists();
+        if moved {
+            std::fs::rename(world.ws("deeper/down/sub"), world.ws("sub")).unwrap();
+        }
+        moved
+    });
+    // More secret files than a call hides: no program runs (one could read
+    // those past the limit); without containment nothing is hidden anyway.
+    let many = |on: bool| {
+        let builder = jig_kernel::Kernel::builder(world.workspace.path())
+            .tmpdir(world.tmp_base.path())
+            .mask_files(|name| name.ends_with(".key"));
+        let builder = if on {
+            builder.containment(jig_kernel::Containment::required())
+        } else {
+            builder.dangerous_no_containment()
+        };
+        builder
+            .build()
+            .unwrap()
+            .run_with(
+                &["python3", "-c", "print('RAN')"],
+                &jig_kernel::RunOptions::new(support::limits()),
+            )
+            .map(|outcome| outcome.render())
+    };
+    for n in 0..=1024 {
+        std::fs::write(world.ws(&format!("k{n}.key")), "KEY").unwrap();
+    }
+    let refused = many(true);
+    assert!(
+        matches!(
+            refused,
+            Err(jig_kernel::KernelError::TooManySecretFiles { limit: 1024 })
+        ),
+        "{refused:?}"
+    );
+    assert!(many(false).unwrap().contains("RAN"));
+    std::fs::remove_file(world.ws("k1024.key")).unwrap();
+    assert!(many(true).unwrap().contains("RAN"));
+}
+
+/// What the call shares with the integrator without a path: System V IPC
+/// objects (its shared memory, readable and writable by the same user),
+/// the descriptions of the user's keys in `/proc/keys`, and file watches
+/// on folders outside, which Landlock does not check.
+fn reach_the_hosts_ipc_keys_and_watches() {
+    let world = World::new();
+    // A shared memory segment of the integrator's, with a secret in it.
+    let key = 0x4a10_0000 | (std::process::id() as i32 & 0xffff);
+    #[expect(unsafe_code)]
+    // SAFETY: plain System V calls on a segment this test makes, attaches,
+    // writes within its size and detaches.
+    let segment = unsafe {
+        let id = libc::shmget(key, 4096, libc::IPC_CREAT | 0o600);
+        assert!(id >= 0, "shmget: {}", std::io::Error::last_os_error());
+        let at = libc::shmat(id, std::ptr::null(), 0);
+        assert!(
+            at as isize != -1,
+            "shmat: {}",
+            std::io::Error::last_os_error()
+        );
+        std::ptr::copy_nonoverlapping(b"HOST-SHM".as_ptr(), at.cast::<u8>(), 8);
+        libc::shmdt(at);
+        id
+    };
+    let script = format!(
+        "import ctypes\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         libc.shmat.restype = ctypes.c_void_p\n\
+         id = libc.shmget({key}, 0, 0)\n\
+         at = libc.shmat(id, None, 0) if id >= 0 else None\n\
+         print(ctypes.string_at(at, 8) if at not in (None, ctypes.c_void_p(-1).value) else 'refused')"
+    );
+    twice("read the integrator's shared memory", |on| {
+        run_py(&world, on, Access::ReadOnly, &script).contains("HOST-SHM")
+    });
+    #[expect(unsafe_code)]
+    // SAFETY: removes the segment this test made.
+    unsafe {
+        libc::shmctl(segment, libc::IPC_RMID, std::ptr::null_mut());
+    }
+    // A key in the user's keyring: its description is listed to whoever
+    // of that user reads /proc/keys.
+    let description = format!("jig-canary-{}", std::process::id());
+    let c_description = std::ffi::CString::new(description.clone()).unwrap();
+    #[expect(unsafe_code)]
+    // SAFETY: add_key with NUL-terminated strings and a payload of the
+    // length given; -4 is KEY_SPEC_USER_KEYRING.
+    let key_id = unsafe {
+        libc::syscall(
+            libc::SYS_add_key,
+            c"user".as_ptr(),
+            c_description.as_ptr(),
+            b"payload".as_ptr(),
+            7usize,
+            -4i64,
+        )
+    };
+    assert!(key_id >= 0, "add_key: {}", std::io::Error::last_os_error());
+    twice("list the user's keys", |on| {
+        run_py(
+            &world,
+            on,
+            Access::ReadOnly,
+            "print(open('/proc/keys').read())",
+        )
+        .contains(&description)
+    });
+    #[expect(unsafe_code)]
+    // SAFETY: keyctl(KEYCTL_INVALIDATE) of the key this test added.
+    unsafe {
+        libc::syscall(libc::SYS_keyctl, 21i64, key_id);
+    }
+    // A watch on a folder outside.
+    let watched = world.out("watched");
+    std::fs::create_dir(&watched).unwrap();
+    let script = format!(
+        "import ctypes\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         fd = libc.inotify_init1(0)\n\
+         print('WATCHING' if fd >= 0 and libc.inotify_add_watch(fd, {:?}.encode(), 0x100) >= 0 else 'refused')",
+        watched.display().to_string()
+    );
+    twice("watch a folder outside", |on| {
+        run_py(&world, on, Access::ReadOnly, &script).contains("WATCHING")
+    });
 }
 
 /// A read-only mount covers a protected path, not the name it is found
