@@ -6,9 +6,12 @@
 ///
 /// Memory is bounded by the budget whatever the child writes. The kept bytes
 /// are raw; [`text`](Self::text) renders them for a model: the cut never
-/// splits a UTF-8 character, invalid UTF-8 becomes U+FFFD, and NUL and other
-/// control characters (except newline, tab and carriage return) become their
-/// visible Unicode pictures (`␀`, `␛`...).
+/// splits a UTF-8 character, invalid UTF-8 becomes U+FFFD, NUL and other
+/// control characters (except newline, tab, and a carriage return before a
+/// newline) become their visible Unicode pictures (`␀`, `␛`, `␍`...), and
+/// the C1 controls (U+0080 to U+009F, which some terminals obey as escape
+/// sequences) become U+FFFD: nothing the program prints can move a
+/// terminal's cursor or rewrite a line already shown.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Output {
     head: Vec<u8>,
@@ -191,18 +194,38 @@ fn utf8_safe_start(bytes: &[u8]) -> usize {
 /// Appends `bytes` to `out` as text a model (or a terminal) can read
 /// safely: invalid UTF-8 becomes U+FFFD (one per invalid sequence, as
 /// `String::from_utf8_lossy` does), control characters other than newline,
-/// tab and carriage return become their Unicode pictures. Valid runs are
-/// copied whole.
+/// tab and a carriage return before a newline become their Unicode
+/// pictures, C1 controls become U+FFFD. Valid runs are copied whole.
 fn push_safe(out: &mut String, bytes: &[u8]) {
     for chunk in bytes.utf8_chunks() {
         let mut rest = chunk.valid();
-        while let Some(at) = rest.bytes().position(needs_picture) {
+        while let Some(at) = rest.bytes().position(needs_look) {
             out.push_str(&rest[..at]);
-            let byte = rest.as_bytes()[at];
-            out.push(picture(byte));
-            // A control character is one ASCII byte: `at + 1` is a
-            // character boundary.
-            rest = &rest[at + 1..];
+            let tail = &rest.as_bytes()[at..];
+            let taken = match tail {
+                // A C1 control: two bytes, `0xC2` and one of 0x80..=0x9F.
+                [0xC2, second, ..] if (0x80..0xA0).contains(second) => {
+                    out.push('\u{FFFD}');
+                    2
+                }
+                // Another character led by `0xC2`: copied.
+                [0xC2, _, ..] => {
+                    out.push_str(&rest[at..at + 2]);
+                    2
+                }
+                [b'\r', b'\n', ..] => {
+                    out.push('\r');
+                    1
+                }
+                [byte, ..] => {
+                    out.push(picture(*byte));
+                    1
+                }
+                [] => 0,
+            };
+            // A control character is one ASCII byte and a character led by
+            // `0xC2` two: `at + taken` is a character boundary.
+            rest = &rest[at + taken.max(1)..];
         }
         out.push_str(rest);
         if !chunk.invalid().is_empty() {
@@ -211,9 +234,11 @@ fn push_safe(out: &mut String, bytes: &[u8]) {
     }
 }
 
-/// Whether an ASCII byte is a control character shown as its picture.
-fn needs_picture(byte: u8) -> bool {
-    (byte < 0x20 && !matches!(byte, b'\n' | b'\t' | b'\r')) || byte == 0x7F
+/// Whether a byte starts something shown otherwise: an ASCII control
+/// character (newline and tab excepted), or the lead byte of the two-byte
+/// characters among which are the C1 controls.
+fn needs_look(byte: u8) -> bool {
+    (byte < 0x20 && !matches!(byte, b'\n' | b'\t')) || byte == 0x7F || byte == 0xC2
 }
 
 /// The Unicode picture of a control byte (`␀` for NUL, `␡` for DEL).
@@ -294,15 +319,20 @@ mod tests {
     /// The rendering as first written: a lossy copy, then one character
     /// at a time.
     fn render_by_chars(bytes: &[u8]) -> String {
-        String::from_utf8_lossy(bytes)
-            .chars()
-            .map(|c| match c {
-                '\n' | '\t' | '\r' => c,
+        let text = String::from_utf8_lossy(bytes);
+        let mut chars = text.chars().peekable();
+        let mut out = String::new();
+        while let Some(c) = chars.next() {
+            out.push(match c {
+                '\r' if chars.peek() == Some(&'\n') => c,
+                '\n' | '\t' => c,
                 '\u{0}'..='\u{1F}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{FFFD}'),
                 '\u{7F}' => '\u{2421}',
+                '\u{80}'..='\u{9F}' => '\u{FFFD}',
                 other => other,
-            })
-            .collect()
+            });
+        }
+        out
     }
 
     proptest::proptest! {
@@ -327,6 +357,22 @@ mod tests {
         assert_eq!(
             output.text(),
             "a\u{2400}b\u{241B}[31mc\u{FFFD}\u{FFFD}d\n\te\u{2421}"
+        );
+    }
+
+    /// A carriage return alone rewrites a terminal's line (what was shown
+    /// before it is hidden); the C1 controls (CSI U+009B, OSC U+009D...)
+    /// are escape sequences to some terminals. A line ending `\r\n`, and
+    /// the other characters led by the byte `0xC2` (`©`, `°`), stay.
+    #[test]
+    fn a_lone_carriage_return_and_c1_controls_render_safely() {
+        let output = capture(
+            100,
+            &["safe\rrm -rf\r\n\u{9B}31m\u{9D}0;title\u{7}© 5°\u{85}".as_bytes()],
+        );
+        assert_eq!(
+            output.text(),
+            "safe\u{240D}rm -rf\r\n\u{FFFD}31m\u{FFFD}0;title\u{2407}© 5°\u{FFFD}"
         );
     }
 }
