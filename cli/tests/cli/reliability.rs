@@ -1090,6 +1090,69 @@ fn a_big_output_keeps_the_servers_memory_bounded() {
     );
 }
 
+/// Requests waiting for room are held parsed: `[0,0,...]` takes a whole
+/// value per two bytes of text, sixteen times its length. Held requests
+/// count as parsed, and a line of more values than a line may hold once
+/// parsed is refused unread: the server's peak memory stays bounded
+/// (before, forty such requests behind one running call took over 1 GiB).
+#[test]
+fn requests_of_many_small_values_keep_the_servers_memory_bounded() {
+    let mut server = Raw::start_with(
+        &[],
+        &["--max-in-flight", "1", "--max-queued", "1000"],
+        &[],
+        Stdio::null(),
+    );
+    let before = status_mib(server.proc.pid, "VmRSS");
+    server.call(1, "nap", json!({"seconds": 3}));
+    std::thread::sleep(Duration::from_millis(300));
+    let zeros = |n: usize| format!("[{}0]", "0,".repeat(n - 1));
+    // Under the bound of a line (8 MiB once parsed), then over it.
+    let under_bound = (8 << 20) / (std::mem::size_of::<Value>() + 2) - 100;
+    let (under, over) = (zeros(under_bound), zeros(1_500_000));
+    let mut stdin = server.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        for id in 10..50 {
+            let values = if id < 30 { &under } else { &over };
+            let line = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"nap","arguments":{{"seconds":{values}}}}}}}"#
+            );
+            if writeln!(stdin, "{line}").is_err() {
+                return None;
+            }
+        }
+        Some(stdin)
+    });
+    let mut answers = Vec::new();
+    for _ in 0..41 {
+        answers.push(server.recv(Duration::from_secs(60)));
+    }
+    server.stdin = writer.join().unwrap();
+    let peak = status_mib(server.proc.pid, "VmHWM");
+    eprintln!("before {before:.1} MiB, peak {peak:.1} MiB");
+    // 64 MiB of requests held, three lines on their way (8 MiB each once
+    // parsed), and what the allocator keeps.
+    assert!(
+        peak < before + 128.0,
+        "peak {peak:.1} MiB, {before:.1} MiB before"
+    );
+    let refused_unread = answers
+        .iter()
+        .filter(|a| a["id"].is_null() && a["error"]["code"] == -32600)
+        .filter(|a| {
+            a["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("JSON values"))
+        })
+        .count();
+    assert_eq!(refused_unread, 20, "{answers:?}");
+    for id in 10..30 {
+        assert!(answers.iter().any(|a| a["id"] == id), "no answer for {id}");
+    }
+    server.call(2, "nap", json!({"seconds": 0}));
+    assert!(text(&server.recv(Duration::from_secs(10))).starts_with("exit: 0"));
+}
+
 /// `jig call` of a 60-second nap, with stdin `input` when given.
 fn jig_call(tools: &tempfile::TempDir, args: &[&str]) -> Command {
     let mut command = Command::new(JIG);

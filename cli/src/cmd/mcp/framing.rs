@@ -8,7 +8,9 @@
 //! message without its `id`. Here:
 //!
 //! - a line that is not JSON gets `-32700` with `id: null`; a line over the
-//!   limit gets `-32600` with `id: null` and is never held in memory;
+//!   limit gets `-32600` with `id: null` and is never held in memory, and so
+//!   does a line whose values would take more than [`held_at_most`] once
+//!   parsed (it is never parsed);
 //! - a request (it has a `method` and an `id`) always gets an answer with its
 //!   `id`: `-32600` for a bad envelope, `-32602` for bad parameters (with
 //!   guidance for `tools/call` `arguments`; a string holding a JSON object is
@@ -24,7 +26,7 @@
 //!   moment rmcp takes to let the id go, when the call was answered early);
 //! - requests wait for room: at most `max_in_flight + max_queued` calls and
 //!   [`OTHER_REQUESTS`] other requests are unanswered at once, holding at
-//!   most `max_pending_bytes` of request text; reading pauses only when a
+//!   most `max_pending_bytes` of requests (as parsed: see `held_bytes`); reading pauses only when a
 //!   request arrives that has no room (so pings and cancellations read
 //!   before it are handled at once); once the client has closed its input
 //!   (seen at the pipe, however much is unread), that pause lasts at most
@@ -56,12 +58,16 @@ const INVALID_PARAMS: i64 = -32602;
 
 /// One line of input, as the reader thread hands it over.
 pub(crate) enum Inbound {
-    /// A line that is JSON, and its length in bytes.
+    /// A line that is JSON, and the bytes it holds: its length, or what
+    /// its values take in memory when that is more ([`held_bytes`]).
     Json(Value, usize),
     /// A line that is not JSON: why.
     Unparsable(String),
     /// A line longer than the limit: its length.
     TooLong(usize),
+    /// A line whose values would take more memory than [`held_at_most`]:
+    /// how many it holds.
+    TooManyValues(usize),
 }
 
 /// What the writer writes: rmcp's messages and the framing layer's answers.
@@ -140,7 +146,8 @@ struct PendingState {
 struct Entry {
     /// A `tools/call`, which takes a call's room.
     call: bool,
-    /// Its text's length, counted against `max_pending_bytes`.
+    /// What it holds in memory ([`held_bytes`]), counted against
+    /// `max_pending_bytes`.
     bytes: usize,
     /// When a call was answered early (see `early`): rmcp still holds its
     /// id until the handler's result reaches the transport; the room is
@@ -320,7 +327,7 @@ pub(crate) fn read_lines(mut input: impl BufRead, lines: &mpsc::Sender<Inbound>,
                 return;
             }
         };
-        match partial.inbound(line) {
+        match partial.inbound(line, max_line) {
             Step::End => return,
             Step::Blank => {}
             Step::Line(inbound) => {
@@ -379,7 +386,7 @@ pub(crate) async fn read_pipe(
                 }
             }
         };
-        match partial.inbound(line) {
+        match partial.inbound(line, max_line) {
             Step::End => return,
             Step::Blank => {}
             Step::Line(inbound) => {
@@ -462,9 +469,11 @@ impl Partial {
         }
     }
 
-    /// The line read, parsed, and the state made ready for the next one (a
-    /// line's buffer is kept for the next unless it was large).
-    fn inbound(&mut self, line: Line) -> Step {
+    /// The line read, parsed (unless its values would take more than
+    /// [`held_at_most`] of a line at most `max` bytes long), and the state
+    /// made ready for the next one (a line's buffer is kept for the next
+    /// unless it was large).
+    fn inbound(&mut self, line: Line, max: usize) -> Step {
         let step = match line {
             Line::End => Step::End,
             Line::TooLong(length) => Step::Line(Inbound::TooLong(length)),
@@ -472,11 +481,19 @@ impl Partial {
                 let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
                 let text = text.strip_suffix(b"\r").unwrap_or(text);
                 let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+                let values = values_in(text);
                 if text.iter().all(u8::is_ascii_whitespace) {
                     Step::Blank
+                } else if text.len() + values.saturating_mul(std::mem::size_of::<Value>())
+                    > held_at_most(max)
+                {
+                    Step::Line(Inbound::TooManyValues(values))
                 } else {
                     Step::Line(match serde_json::from_slice(text) {
-                        Ok(value) => Inbound::Json(value, text.len()),
+                        Ok(value) => {
+                            let held = held_bytes(&value).max(text.len());
+                            Inbound::Json(value, held)
+                        }
                         Err(error) => Inbound::Unparsable(error.to_string()),
                     })
                 }
@@ -490,6 +507,68 @@ impl Partial {
         }
         step
     }
+}
+
+/// The most memory a line of at most `max_line` bytes may take once
+/// parsed: twice the line, and at least a MiB. A line of many small values
+/// (`[0,0,0,...]`: two bytes of text each, a whole [`Value`] each once
+/// parsed) would take up to about thirty-six times; it is refused unread.
+pub(crate) fn held_at_most(max_line: usize) -> usize {
+    max_line.saturating_mul(2).max(1 << 20)
+}
+
+/// About how many values the JSON text holds: one, and one more for each
+/// comma, colon and opening bracket outside strings. Read before the text
+/// is parsed (see [`held_at_most`]).
+fn values_in(text: &[u8]) -> usize {
+    let (mut count, mut in_string, mut escaped) = (1usize, false, false);
+    for &byte in text {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+        } else {
+            match byte {
+                b'"' => in_string = true,
+                b',' | b':' | b'[' | b'{' => count += 1,
+                _ => {}
+            }
+        }
+    }
+    count
+}
+
+/// About how much memory `value` holds once parsed, which is what a request
+/// waiting for room costs: a small value (`0,`, two bytes of text) takes a
+/// whole [`Value`], a member its key and its place in the map, a string its
+/// bytes. Counted against `max_pending_bytes` rather than the text's
+/// length, so that a request of many small values cannot hold many times
+/// the bound.
+fn held_bytes(value: &Value) -> usize {
+    const MEMBER: usize = std::mem::size_of::<String>() + 2 * std::mem::size_of::<usize>();
+    let mut held = std::mem::size_of::<Value>();
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(text) => held += text.len(),
+            Value::Array(items) => {
+                held += items.len() * std::mem::size_of::<Value>();
+                stack.extend(items);
+            }
+            Value::Object(members) => {
+                for (key, member) in members {
+                    held += std::mem::size_of::<Value>() + MEMBER + key.len();
+                    stack.push(member);
+                }
+            }
+            Value::Null | Value::Bool(_) | Value::Number(_) => {}
+        }
+    }
+    held
 }
 
 /// One line into `partial` (with its newline, when it has one), never
@@ -686,6 +765,15 @@ impl Framer {
                     "the line is {length} bytes long, over the limit of {} bytes; it was \
                      dropped unread (the server's --max-line-bytes raises the limit)",
                     self.options.max_line_bytes
+                );
+                return self.answer(Value::Null, INVALID_REQUEST, message).await;
+            }
+            Inbound::TooManyValues(values) => {
+                let message = format!(
+                    "the line holds about {values} JSON values, which would take more than {} \
+                     bytes once read; it was dropped unread (no tool call needs that many; the \
+                     server's --max-line-bytes raises this bound, four times its value)",
+                    held_at_most(self.options.max_line_bytes)
                 );
                 return self.answer(Value::Null, INVALID_REQUEST, message).await;
             }

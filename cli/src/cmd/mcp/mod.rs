@@ -92,9 +92,10 @@ pub(crate) struct McpArgs {
 /// configuration key.
 ///
 /// Memory per connection is bounded by them: the requests read and not yet
-/// answered hold at most `max_pending_bytes` (or one request, when it alone
-/// is larger), plus the line being read (at most `max_line_bytes`), plus one
-/// parsed line on its way; the answers hold at most `max_in_flight` results
+/// answered hold at most `max_pending_bytes` (counted as parsed values take
+/// memory, not as text; or one request, when it alone is larger), plus the
+/// line being read (at most `max_line_bytes`), plus one parsed line on its
+/// way; the answers hold at most `max_in_flight` results
 /// being made and `outgoing_queue` results waiting for stdout, each bounded
 /// by its tool's output budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
