@@ -326,6 +326,87 @@ fn a_broken_stdout_cancels_every_call_at_once() {
     assert_eq!(server.exit_status(Duration::from_secs(5)), Some(0));
 }
 
+/// The client closes stdout's other end while a call runs and writes
+/// nothing more: no answer is due to fail, yet the call is cancelled at
+/// once (it ran to its end before) and the server ends.
+#[test]
+fn closing_stdout_while_a_call_runs_cancels_it_at_once() {
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    let mut child = jig_mcp(tools.path(), &[])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let proc = Proc::of(child.id());
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "nap", "arguments": {"seconds": 60}}}),
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains(r#""id":0"#), "{line}");
+    let sleepers = wait_for(proc.pid, "sleep", 1, Duration::from_secs(10));
+    assert_eq!(sleepers.len(), 1);
+    drop(stdout);
+    assert!(
+        sleepers[0].wait_gone(Duration::from_secs(3)),
+        "the call outlived stdout"
+    );
+    let ended = proc.wait_gone(Duration::from_secs(5));
+    if !ended {
+        child.kill().ok();
+    }
+    let status = child.wait().unwrap();
+    drop(stdin);
+    assert!(ended, "the server outlived stdout");
+    assert_eq!(status.code(), Some(0));
+}
+
+/// A stdout that fails otherwise than by the client closing it (a full
+/// disk, `/dev/full`) is a failure: said on stderr, exit status 1 (it was
+/// taken for a client that left: status 0, nothing said).
+#[test]
+fn a_stdout_that_cannot_be_written_is_an_error() {
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let mut child = jig_mcp(tools.path(), &[])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::from(full))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}})
+    )
+    .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot write the answers to stdout: No space left on device"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn an_unread_stderr_never_stops_the_server() {
     // Trace logging writes several lines per message; stderr is a pipe

@@ -306,6 +306,14 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
     ));
     let written = output::spawn(Arc::clone(&output), out_rx)
         .map_err(|error| CliError::Internal(format!("cannot start a thread: {error}")))?;
+    // Without the watcher, a client that closes stdout's other end while a
+    // call runs is seen only when its answer fails to go out: said, not
+    // fatal.
+    let watched = duplicate(std::io::stdout().as_fd(), "stdout")?;
+    if let Err(error) = output::watch_closed(Arc::clone(&output), watched.into()) {
+        tracing::warn!(%error, "cannot watch stdout for its end");
+    }
+    let stdout = Arc::clone(&output);
 
     server.out = Some((out_tx.clone(), output));
     server.pending = Some(Arc::clone(&pending));
@@ -357,6 +365,11 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
         .is_none()
     {
         pending.abandon();
+    }
+    if let Some(error) = stdout.write_error() {
+        return Err(CliError::Internal(format!(
+            "cannot write the answers to stdout: {error}"
+        )));
     }
     served
 }

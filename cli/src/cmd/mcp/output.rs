@@ -28,6 +28,11 @@ pub(crate) struct Output {
     pending: Arc<Pending>,
     calls: Arc<Calls>,
     broken: watch::Sender<bool>,
+    /// Why a write failed, when it was not the client closing its end: a
+    /// full disk, a descriptor not open for writing... The server then
+    /// ends with an error. Kept apart from the sink, whose lock a write
+    /// blocked on a full pipe holds.
+    error: std::sync::OnceLock<String>,
 }
 
 /// Stdout, telling of each write: whoever waits for the client within the
@@ -69,6 +74,18 @@ struct Sink {
     failed: bool,
 }
 
+/// Whether a failed write says the client closed its end (a pipe or a
+/// socket without a reader): the end of a connection, not a failure.
+fn client_closed(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::BrokenPipe
+            | std::io::ErrorKind::ConnectionReset
+            | std::io::ErrorKind::ConnectionAborted
+            | std::io::ErrorKind::NotConnected
+    )
+}
+
 /// At most this many bytes (newline included) are written at once by a
 /// call's thread: a pipe with room for one more (what `poll` says) takes
 /// them without waiting (`PIPE_BUF`).
@@ -88,6 +105,7 @@ impl Output {
                 out: Box::new(out),
                 failed: false,
             }),
+            error: std::sync::OnceLock::new(),
             polled,
             pending,
             calls,
@@ -128,17 +146,47 @@ impl Output {
             .and_then(|()| if flush { sink.out.flush() } else { Ok(()) });
         if let Err(error) = written {
             sink.failed = true;
-            let cancelled = self
-                .calls
-                .cancel_all("the client closed the server's output");
-            tracing::info!(
-                %error,
-                cancelled,
-                "stdout is closed: cancelling every call, nothing more can be delivered"
-            );
+            if client_closed(&error) {
+                let cancelled = self
+                    .calls
+                    .cancel_all("the client closed the server's output");
+                tracing::info!(
+                    %error,
+                    cancelled,
+                    "stdout is closed: cancelling every call, nothing more can be delivered"
+                );
+            } else {
+                let cancelled = self.calls.cancel_all("the server cannot write to stdout");
+                tracing::error!(
+                    %error,
+                    cancelled,
+                    "cannot write to stdout: cancelling every call, nothing more can be delivered"
+                );
+                let _ = self.error.set(error.to_string());
+            }
             // Nobody listening is fine: the framing layer already ended.
             let _ = self.broken.send(true);
         }
+    }
+
+    /// Why writing to stdout failed, when it failed otherwise than by the
+    /// client closing its end.
+    pub(crate) fn write_error(&self) -> Option<String> {
+        self.error.get().cloned()
+    }
+
+    /// The client closed stdout's other end (seen by [`watch_closed`]
+    /// while nothing was being written): every call is cancelled at once,
+    /// as a failed write would.
+    fn closed_by_client(&self) {
+        let cancelled = self
+            .calls
+            .cancel_all("the client closed the server's output");
+        tracing::info!(
+            cancelled,
+            "stdout's other end is closed: cancelling every call, nothing more can be delivered"
+        );
+        let _ = self.broken.send(true);
     }
 
     /// Writes `message` (a call's early answer, its request already marked
@@ -250,4 +298,32 @@ pub(crate) fn spawn(
             let _ = done_tx.send(());
         })?;
     Ok(done_rx)
+}
+
+/// Watches stdout (`watched`, a descriptor of its own) for its other end
+/// closing, on a thread of its own: a pipe whose reader is gone reports an
+/// error, a socket or a terminal a hangup, at once, even while no answer is
+/// being written (a running call would otherwise go on until its answer
+/// fails to go out). Anything else (a file) never says it, and the watcher
+/// waits for good (it blocks nothing: the process ends without it).
+pub(crate) fn watch_closed(output: Arc<Output>, watched: OwnedFd) -> std::io::Result<()> {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    std::thread::Builder::new()
+        .name("jig-mcp-ohup".to_owned())
+        .spawn(move || {
+            loop {
+                // No event asked for: only an error or a hangup, which are
+                // always reported, wakes this.
+                let mut fds = [PollFd::new(watched.as_fd(), PollFlags::empty())];
+                match poll(&mut fds, PollTimeout::NONE) {
+                    Ok(reported) if reported > 0 => {
+                        output.closed_by_client();
+                        return;
+                    }
+                    Ok(_) | Err(nix::errno::Errno::EINTR) => {}
+                    Err(_) => return,
+                }
+            }
+        })
+        .map(drop)
 }
