@@ -1030,6 +1030,38 @@ fn an_id_reused_once_answered_gets_its_own_answer() {
     assert_eq!(server.exit_status(Duration::from_secs(10)), Some(0));
 }
 
+/// A client cancels a running call and at once reuses its id: the new
+/// request runs and gets the one answer under that id (it was refused,
+/// saying the id was in flight, or got the cancelled call's answer while
+/// the new call was cancelled in its stead).
+#[test]
+fn reusing_the_id_of_a_cancelled_call_runs_the_new_request() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    for round in 0..5 {
+        server.call(5, "nap", json!({"seconds": 60}));
+        assert_eq!(
+            wait_for(server.proc.pid, "sleep", 1, Duration::from_secs(10)).len(),
+            1,
+            "round {round}: the call did not start"
+        );
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 5, "reason": "test"}});
+        let again = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+            "params": {"name": "nap", "arguments": {"seconds": 0}}});
+        server.send_bytes(format!("{cancel}\n{again}").as_bytes());
+        let answer = server.recv(Duration::from_secs(10));
+        assert_eq!(answer["id"], 5, "round {round}: {answer}");
+        assert!(
+            text(&answer).starts_with("exit: 0"),
+            "round {round}: {answer}"
+        );
+        // Nothing more for id 5: a ping's answer comes next.
+        server.send(&json!({"jsonrpc": "2.0", "id": 100 + round, "method": "ping"}));
+        let next = server.recv(Duration::from_secs(10));
+        assert_eq!(next["id"], 100 + round, "round {round}: {next}");
+    }
+}
+
 /// A cancelled call, which gets no answer, gives its room back: with room
 /// for two calls, three cancelled in a row leave the server taking a new
 /// call and a ping at once.

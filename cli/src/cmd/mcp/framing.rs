@@ -22,8 +22,10 @@
 //!   session on one), and so is a cancellation of a request other than a
 //!   running call (answered at once anyway: rmcp would drop that answer and
 //!   its room would never come back);
-//! - an id reused once its answer went out is a new request (it waits the
-//!   moment rmcp takes to let the id go, when the call was answered early);
+//! - an id reused once its answer went out, or once the client cancelled
+//!   its request, is a new request (it waits the moment rmcp takes to let
+//!   the id go: when the call was answered early, or until the cancelled
+//!   command has ended and rmcp dropped its answer);
 //! - requests wait for room: at most `max_in_flight + max_queued` calls and
 //!   [`OTHER_REQUESTS`] other requests are unanswered at once, holding at
 //!   most `max_pending_bytes` of requests (as parsed: see `held_bytes`); reading pauses only when a
@@ -156,6 +158,10 @@ struct Entry {
     /// (a cancellation rmcp takes in the instant between the handler's end
     /// and its result drops that result).
     answered: Option<std::time::Instant>,
+    /// A call the client cancelled (handed to rmcp): it gives its id back
+    /// as soon as its command has ended, and a request reusing the id
+    /// waits for that (see [`Framer::request`]).
+    cancelled: bool,
 }
 
 /// How long an id answered early stays taken at most.
@@ -257,9 +263,19 @@ impl Pending {
             Entry {
                 answered: Some(_), ..
             } => Standing::AnsweredEarly,
+            Entry {
+                cancelled: true, ..
+            } => Standing::Cancelled,
             Entry { call: true, .. } => Standing::Call,
             Entry { .. } => Standing::Other,
         })
+    }
+
+    /// Marks a call as cancelled by the client (see `Entry::cancelled`).
+    fn cancelling(&self, id: &IdKey) {
+        if let Some(entry) = self.state().requests.get_mut(id) {
+            entry.cancelled = true;
+        }
     }
 
     /// Records the request if there is room for it.
@@ -280,6 +296,7 @@ impl Pending {
                     call,
                     bytes,
                     answered,
+                    cancelled: false,
                 },
             );
             state.calls += usize::from(call);
@@ -311,6 +328,8 @@ enum Standing {
     Other,
     /// A call answered early whose id rmcp has not let go yet.
     AnsweredEarly,
+    /// A call the client cancelled, whose command has not ended yet.
+    Cancelled,
 }
 
 /// Reads stdin line by line on its own thread (a blocked read must never
@@ -736,9 +755,14 @@ impl Framer {
             .and_then(|params| params.get("requestId"))
             .and_then(|id| serde_json::from_value::<rmcp::model::RequestId>(id.clone()).ok())
             .map(|id| IdKey::of_request_id(&id));
-        match id.and_then(|id| self.pending.standing(&id)) {
-            Some(Standing::Call) => true,
-            Some(standing) => {
+        let standing = id.as_ref().and_then(|id| self.pending.standing(id));
+        match (standing, id) {
+            (Some(Standing::Call), Some(id)) => {
+                self.pending.cancelling(&id);
+                true
+            }
+            (Some(Standing::Cancelled), _) => true,
+            (Some(standing), _) => {
                 tracing::debug!(
                     ?standing,
                     "ignoring the cancellation of a request answered at once"
@@ -746,7 +770,7 @@ impl Framer {
                 false
             }
             // Unknown or answered: rmcp ignores it.
-            None => true,
+            (None, _) => true,
         }
     }
 
@@ -837,21 +861,37 @@ impl Framer {
             let text = r#"invalid request: "jsonrpc" must be "2.0""#.to_owned();
             return self.answer(id, INVALID_REQUEST, text).await;
         }
-        if self.pending.standing(&key) == Some(Standing::AnsweredEarly) {
-            // The client has its answer; rmcp lets the id go in a moment
-            // (and at most `HELD_AT_MOST` counts as that moment).
+        if matches!(
+            self.pending.standing(&key),
+            Some(Standing::AnsweredEarly | Standing::Cancelled)
+        ) {
+            // The client has its answer, or cancelled the request: rmcp
+            // lets the id go in a moment, once the answer went out or the
+            // cancelled command has ended (and at most `HELD_AT_MOST`
+            // counts as that moment).
             let free = self.wait_for_room(|pending| pending.standing(&key).is_none());
             if let Ok(waited) = tokio::time::timeout(HELD_AT_MOST, free).await {
                 waited?;
             }
         }
-        if self.pending.standing(&key).is_some() {
-            let text = format!(
-                "invalid request: the id {id} is already used by a request in flight; \
-                 that request goes on and will be answered under this id too; \
-                 use a new id for each request"
-            );
-            return self.answer(id, INVALID_REQUEST, text).await;
+        match self.pending.standing(&key) {
+            None => {}
+            Some(Standing::Cancelled) => {
+                let text = format!(
+                    "invalid request: the id {id} belongs to a request you cancelled, whose \
+                     command has not ended yet; this request did not run; use a new id for \
+                     each request"
+                );
+                return self.answer(id, INVALID_REQUEST, text).await;
+            }
+            Some(_) => {
+                let text = format!(
+                    "invalid request: the id {id} is already used by a request in flight; \
+                     that request goes on and will be answered under this id too; \
+                     use a new id for each request"
+                );
+                return self.answer(id, INVALID_REQUEST, text).await;
+            }
         }
         let call = method == "tools/call";
         if call && self.draining.load(std::sync::atomic::Ordering::Relaxed) {

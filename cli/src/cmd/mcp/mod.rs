@@ -449,6 +449,11 @@ fn log_ending(ending: Ending) {
     }
 }
 
+/// How long after a cancelled call's handler returns rmcp has surely
+/// dropped its answer (at once, on the runtime, as the handler's result
+/// comes in): only then is its id free for another request.
+const CANCELLED_ANSWER_DROPPED: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// The name the server announces (the binary's, not the package's).
 pub(crate) const SERVER_NAME: &str = "jig";
 
@@ -625,8 +630,16 @@ impl ServerHandler for JigServer {
             // rmcp drops the answer of a cancelled request: the request's
             // room (a call slot and its bytes) is given back here, or
             // reading would pause for good once the cancelled calls filled
-            // every room.
-            pending.answered(&framing::IdKey::of_request_id(&id));
+            // every room. Given back once rmcp has dropped that answer: it
+            // drops it only while no request of the same id is in flight,
+            // and a request reusing the id waits for the room (otherwise
+            // the cancelled call's answer went out as the new request's,
+            // and cancelled it).
+            let (pending, key) = (Arc::clone(pending), framing::IdKey::of_request_id(&id));
+            tokio::spawn(async move {
+                tokio::time::sleep(CANCELLED_ANSWER_DROPPED).await;
+                pending.answered(&key);
+            });
         }
         let result = result?;
         let result = match result {
