@@ -551,6 +551,12 @@ fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
             Value::Null,
             -32600,
         ),
+        // A known method with bad parameters, not an unknown method.
+        (
+            br#"{"jsonrpc":"2.0","id":15,"method":"initialize","params":{}}"#.to_vec(),
+            json!(15),
+            -32602,
+        ),
     ];
     for (line, id, code) in cases {
         // A malformed notification first: never answered.
@@ -1028,6 +1034,34 @@ fn an_id_reused_once_answered_gets_its_own_answer() {
     }
     drop(server.stdin.take());
     assert_eq!(server.exit_status(Duration::from_secs(10)), Some(0));
+}
+
+/// A cancellation names its request by the id as requests are read: a
+/// `requestId` of `7.0` (a request of that id is refused) cancels nothing;
+/// `7` cancels the call.
+#[test]
+fn a_cancellation_names_its_request_by_its_exact_id() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    server.call(7, "nap", json!({"seconds": 60}));
+    let sleepers = wait_for(server.proc.pid, "sleep", 1, Duration::from_secs(10));
+    assert_eq!(sleepers.len(), 1);
+    let cancel = |id: Value| {
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "test"}})
+    };
+    server.send(&cancel(json!(7.0)));
+    server.send(&json!({"jsonrpc": "2.0", "id": 8, "method": "ping"}));
+    assert_eq!(server.recv(Duration::from_secs(10))["id"], 8);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !sleepers[0].gone(),
+        "a requestId of 7.0 cancelled the call 7"
+    );
+    server.send(&cancel(json!(7)));
+    assert!(
+        sleepers[0].wait_gone(Duration::from_secs(5)),
+        "the call outlived its cancellation"
+    );
 }
 
 /// A client cancels a running call and at once reuses its id: the new

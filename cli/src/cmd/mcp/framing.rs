@@ -749,20 +749,24 @@ impl Framer {
         if notification.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
             return true;
         }
-        // The id as rmcp reads it (`1.0` is the request `1` to rmcp).
-        let id = notification
+        // The id as a request's is read here: a `requestId` of `1.0`, which
+        // rmcp reads as `1`, names no request (a request of id `1.0` is
+        // refused), and is not handed on.
+        let Some(id) = notification
             .get("params")
             .and_then(|params| params.get("requestId"))
-            .and_then(|id| serde_json::from_value::<rmcp::model::RequestId>(id.clone()).ok())
-            .map(|id| IdKey::of_request_id(&id));
-        let standing = id.as_ref().and_then(|id| self.pending.standing(id));
-        match (standing, id) {
-            (Some(Standing::Call), Some(id)) => {
+            .and_then(IdKey::from_json)
+        else {
+            tracing::debug!("ignoring a cancellation without a usable requestId");
+            return false;
+        };
+        match self.pending.standing(&id) {
+            Some(Standing::Call) => {
                 self.pending.cancelling(&id);
                 true
             }
-            (Some(Standing::Cancelled), _) => true,
-            (Some(standing), _) => {
+            Some(Standing::Cancelled) => true,
+            Some(standing) => {
                 tracing::debug!(
                     ?standing,
                     "ignoring the cancellation of a request answered at once"
@@ -770,7 +774,7 @@ impl Framer {
                 false
             }
             // Unknown or answered: rmcp ignores it.
-            (None, _) => true,
+            None => true,
         }
     }
 
@@ -891,6 +895,21 @@ impl Framer {
                      use a new id for each request"
                 );
                 return self.answer(id, INVALID_REQUEST, text).await;
+            }
+        }
+        if method == "initialize" {
+            // Checked here: rmcp takes a malformed `initialize` for a
+            // method it does not know (-32601), or, before the session,
+            // asks for the `_meta` of a request without one.
+            let params = message.get("params").cloned().unwrap_or(Value::Null);
+            if let Err(error) =
+                serde_json::from_value::<rmcp::model::InitializeRequestParams>(params)
+            {
+                let text = format!(
+                    "invalid params for initialize: {error}; send protocolVersion, capabilities \
+                     and clientInfo (name, version)"
+                );
+                return self.answer(id, INVALID_PARAMS, text).await;
             }
         }
         let call = method == "tools/call";
