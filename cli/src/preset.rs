@@ -62,7 +62,16 @@ pub(crate) fn preset(settings: &Settings, policy: Policy) -> Result<FullPreset, 
 pub(crate) fn build(settings: &Settings) -> Result<Built, CliError> {
     let built = preset(settings, Policy::Apply)?.build()?;
     warn_skipped(&built);
+    warn_recovered(&built);
     Ok(built)
+}
+
+/// One line per protected path set aside for a call cut short when its
+/// `jig` was killed (see `jig_kernel::Kernel::recovered`).
+fn warn_recovered(built: &Built) {
+    for done in built.registry.kernel().recovered() {
+        eprintln!("jig: a command of a jig killed before the command's end: {done}");
+    }
 }
 
 /// One warning line per skipped descriptor file.

@@ -28,6 +28,9 @@ pub struct Kernel {
     plan: Option<Arc<Plan>>,
     read_only: Vec<PathBuf>,
     mask: Option<fn(&str) -> bool>,
+    /// What calls cut short with their integrator had left at protected
+    /// paths, set aside when this kernel was built.
+    recovered: Vec<crate::SetAside>,
 }
 
 /// Configures a [`Kernel`]; `build` checks the root.
@@ -94,6 +97,17 @@ impl Kernel {
     /// The default limits of a run.
     pub fn limits(&self) -> Limits {
         self.limits
+    }
+
+    /// What calls that may write on this root, cut short with their
+    /// integrator (a process killed before their end), had left at their
+    /// protected paths, set aside as their own end would have (see
+    /// [`Outcome::set_aside`](crate::Outcome::set_aside)) when this kernel
+    /// was built; empty when there were none. Worth telling the user: a
+    /// protected path made by hand after the integrator was killed and
+    /// before this kernel was built is set aside too.
+    pub fn recovered(&self) -> &[crate::SetAside] {
+        &self.recovered
     }
 
     /// What contains every call of this kernel, as probed when it was built
@@ -337,6 +351,19 @@ impl KernelBuilder {
             env.retain(|(k, _)| *k != key);
             env.push((key, value));
         }
+        // A call that may write on this root, cut short with its
+        // integrator (killed before the call's end), may have left
+        // something at a protected path that only the set-aside at its end
+        // would have moved: done now, before any call or host command of
+        // this integrator honours it.
+        let recovered = if plan
+            .as_ref()
+            .is_some_and(|plan| plan.confinement.namespaces)
+        {
+            contain::recover(&tmp_base, &root)
+        } else {
+            Vec::new()
+        };
         Ok(Kernel {
             root,
             search_path: self.search_path,
@@ -347,6 +374,7 @@ impl KernelBuilder {
             plan,
             read_only: self.read_only,
             mask: self.mask,
+            recovered,
         })
     }
 }

@@ -202,6 +202,8 @@ fn supervise_contained<S: AsRef<OsStr>>(
     drop(started.tmp);
     drop(started.cgroup);
     let set_aside = contain::set_aside(kernel.root(), &started.watched);
+    // Done: the record kept in case the integrator died first goes.
+    drop(started.record);
     let mut outcome = watch.into_outcome(
         argv,
         status,

@@ -8,6 +8,7 @@
 mod armed;
 mod cgroup;
 mod elf;
+mod journal;
 pub(crate) mod rules;
 pub(crate) mod seccomp;
 pub(crate) mod spawn;
@@ -24,6 +25,7 @@ use std::sync::{Arc, OnceLock};
 pub(crate) use cgroup::PidsCgroup;
 pub(crate) use elf::executed_files;
 pub use elf::script_interpreter;
+pub(crate) use journal::recover;
 pub(crate) use rules::{CallPaths, ruleset};
 pub(crate) use start::{Request, program_status, set_aside, start};
 pub(crate) use tmp::{CallTmp, MountPoint};

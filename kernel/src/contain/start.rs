@@ -31,6 +31,10 @@ pub(crate) struct Started {
     /// it started: whatever stands there after it and is not what stood
     /// there then is set aside ([`set_aside`]).
     pub(crate) watched: Vec<Watched>,
+    /// The record of what it watches, should the integrator be killed
+    /// before the set-aside (see [`super::journal`]); removed when dropped,
+    /// after it.
+    pub(crate) record: Option<super::journal::Record>,
 }
 
 /// A protected path of a call that may write, and what stood there when the
@@ -38,9 +42,9 @@ pub(crate) struct Started {
 #[derive(Debug)]
 pub(crate) struct Watched {
     /// The path: a protected path, or the first missing component of one.
-    path: std::path::PathBuf,
+    pub(super) path: std::path::PathBuf,
     /// What was found there, `None` when nothing was.
-    was: Option<Identity>,
+    pub(super) was: Option<Identity>,
 }
 
 /// What names one file: its device and inode, its birth time where the
@@ -48,11 +52,11 @@ pub(crate) struct Watched {
 /// during a call is soon given to the next file made (a link removed and
 /// made again, to lead elsewhere, often gets its old number back).
 #[derive(Debug, PartialEq, Eq)]
-struct Identity {
-    dev: u64,
-    ino: u64,
-    born: Option<std::time::SystemTime>,
-    leads_to: Option<std::path::PathBuf>,
+pub(super) struct Identity {
+    pub(super) dev: u64,
+    pub(super) ino: u64,
+    pub(super) born: Option<std::time::SystemTime>,
+    pub(super) leads_to: Option<std::path::PathBuf>,
 }
 
 /// What one contained start needs from the kernel.
@@ -308,6 +312,13 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         armed: None,
         tmp_mounted: false,
     };
+    // Recorded before the program starts: if the integrator is killed
+    // before this call's set-aside, the next kernel on this root does it.
+    let record = if writes {
+        super::journal::begin(request.tmp_base, request.root, &protected.watched)
+    } else {
+        None
+    };
     let pid = spawn::clone_init_shared(&child).map_err(|source| KernelError::Spawn {
         path: request.program.to_path_buf(),
         source,
@@ -343,6 +354,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         } else {
             Vec::new()
         },
+        record,
     })
 }
 
@@ -365,7 +377,7 @@ struct Protected {
 }
 
 /// What `path` names (not following a last link).
-fn identity(path: &Path) -> Option<Identity> {
+pub(super) fn identity(path: &Path) -> Option<Identity> {
     use std::os::unix::fs::MetadataExt;
     let meta = std::fs::symlink_metadata(path).ok()?;
     let leads_to = if meta.file_type().is_symlink() {

@@ -80,6 +80,10 @@ pub(crate) const ALL: &[Case] = &[
         sigkill_of_the_integrator_ends_its_calls,
     ),
     (
+        "plant_a_tool_then_have_the_integrator_killed",
+        plant_a_tool_then_have_the_integrator_killed,
+    ),
+    (
         "unprivileged_integrator_is_contained_the_same",
         unprivileged_integrator_is_contained_the_same,
     ),
@@ -746,6 +750,76 @@ fn sigkill_of_the_integrator_ends_its_calls() {
         let alive = survivors(&marker, Duration::from_secs(1));
         kill_all(&marker);
         !alive.is_empty()
+    });
+}
+
+/// A write call plants a descriptor tool where `.jig` was missing, and its
+/// integrator is killed before the call's end could set it aside: the next
+/// `jig` start would list the tool. The next kernel built on the root sets
+/// it aside (one built while the integrator lives leaves its call alone).
+fn plant_a_tool_then_have_the_integrator_killed() {
+    let world = World::new();
+    let exe = std::env::current_exe().unwrap();
+    let marker = format!("PLANTER-{}", support::nonce());
+    let script = format!(
+        "import os, time\n\
+         os.makedirs('.jig/tools')\n\
+         open('.jig/tools/evil.tool.json', 'w').write('{{}}')\n\
+         time.sleep(30)  # {marker}\n"
+    );
+    let planted = world.ws(".jig/tools/evil.tool.json");
+    let next_kernel = |on: bool| {
+        support::kernel_protecting(
+            world.workspace.path(),
+            world.tmp_base.path(),
+            on,
+            support::limits(),
+            &[".jig".to_owned()],
+        )
+    };
+    twice("a planted tool outlives its killed integrator", |on| {
+        let argv = ["python3", "-c", &script];
+        let launch = Launch {
+            contained: on,
+            access: Access::WriteWorkspace,
+            env: &[(crate::integrator::READ_ONLY, ".jig")],
+            exe: exe.clone(),
+            ..Launch::in_world(&world, &argv)
+        };
+        let mut child = launch.command().spawn().unwrap();
+        let start = Instant::now();
+        while !planted.exists() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the call never planted its tool"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // The call still runs: its record is its integrator's.
+        assert!(next_kernel(on).recovered().is_empty());
+        assert!(planted.exists(), "a running call's path was set aside");
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kill_all(&marker);
+        let kernel = next_kernel(on);
+        let survived = planted.exists();
+        if on {
+            let moved = kernel.recovered().iter().any(|done| {
+                matches!(done, jig_kernel::SetAside::Moved { from, .. } if from == Path::new(".jig"))
+            });
+            assert!(moved, "{:?}", kernel.recovered());
+        }
+        let _ = std::fs::remove_dir_all(world.ws(".jig"));
+        for entry in std::fs::read_dir(world.workspace.path()).unwrap().flatten() {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".jig.jig-set-aside")
+            {
+                std::fs::remove_dir_all(entry.path()).unwrap();
+            }
+        }
+        survived
     });
 }
 

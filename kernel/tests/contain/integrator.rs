@@ -43,7 +43,16 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
         };
         jig_kernel::probe_ahead(tmp_base, expect);
     }
-    let kernel = support::kernel(Path::new(workspace), Path::new(tmp_base), contained, limits);
+    let read_only: Vec<String> = std::env::var(READ_ONLY)
+        .map(|list| list.split(',').map(str::to_owned).collect())
+        .unwrap_or_default();
+    let kernel = support::kernel_protecting(
+        Path::new(workspace),
+        Path::new(tmp_base),
+        contained,
+        limits,
+        &read_only,
+    );
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "confinement: {}", kernel.confinement());
     let _ = writeln!(stdout, "integrator mask: {}", processor_mask());
@@ -168,6 +177,8 @@ pub(crate) const EXPECT_ONE_CALL: &str = "JIG_TEST_EXPECT_ONE_CALL";
 /// Set in an integrator's environment: a file it creates and keeps open,
 /// inheritable, for its whole life.
 pub(crate) const CANARY_FILE: &str = "JIG_TEST_CANARY_FILE";
+/// Paths the integrator's kernel keeps read-only, comma-separated.
+pub(crate) const READ_ONLY: &str = "JIG_TEST_READ_ONLY";
 
 /// How to start an integrator process.
 pub(crate) struct Launch<'a> {

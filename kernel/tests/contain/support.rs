@@ -73,7 +73,21 @@ pub(crate) fn limits() -> Limits {
 /// A kernel on `root`; contained means every mechanism, required: a system
 /// that lacks one fails here and says which.
 pub(crate) fn kernel(root: &Path, tmp_base: &Path, contained: bool, limits: Limits) -> Kernel {
-    let builder = Kernel::builder(root).tmpdir(tmp_base).limits(limits);
+    kernel_protecting(root, tmp_base, contained, limits, &[])
+}
+
+/// [`kernel`], keeping `read_only` read-only in every call.
+pub(crate) fn kernel_protecting(
+    root: &Path,
+    tmp_base: &Path,
+    contained: bool,
+    limits: Limits,
+    read_only: &[String],
+) -> Kernel {
+    let builder = Kernel::builder(root)
+        .tmpdir(tmp_base)
+        .limits(limits)
+        .read_only_paths(read_only);
     let builder = if contained {
         builder.containment(Containment::required())
     } else {
