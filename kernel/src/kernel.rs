@@ -355,15 +355,8 @@ impl KernelBuilder {
         // integrator (killed before the call's end), may have left
         // something at a protected path that only the set-aside at its end
         // would have moved: done now, before any call or host command of
-        // this integrator honours it.
-        let recovered = if plan
-            .as_ref()
-            .is_some_and(|plan| plan.confinement.namespaces)
-        {
-            contain::recover(&tmp_base, &root)
-        } else {
-            Vec::new()
-        };
+        // this integrator honours it, contained or not.
+        let recovered = contain::recover(&tmp_base, &root);
         Ok(Kernel {
             root,
             search_path: self.search_path,
