@@ -50,6 +50,10 @@ pub(crate) const ALL: &[Case] = &[
         change_metadata_outside_during_a_write_call,
     ),
     (
+        "make_a_set_user_id_program_in_a_write_call",
+        make_a_set_user_id_program_in_a_write_call,
+    ),
+    (
         "chmod_during_a_read_only_call",
         chmod_during_a_read_only_call,
     ),
@@ -397,6 +401,43 @@ fn send_a_datagram_to_a_unix_socket_outside() {
         .collect::<Vec<_>>(),
     );
     assert!(outcome.render().contains("pair"), "{}", outcome.render());
+}
+
+/// A write call may set the modes of its workspace's files, but not the
+/// set-user-id or set-group-id bit: a copy of a program made set-user-id
+/// by a call of an integrator running as root is root for any local user.
+fn make_a_set_user_id_program_in_a_write_call() {
+    let world = World::new();
+    let script = "import os, shutil\n\
+                  for name, mode in (('uid', 0o4755), ('gid', 0o2755), ('both', 0o6777)):\n\
+                  \x20   shutil.copy('/bin/true', name)\n\
+                  \x20   try: os.chmod(name, mode)\n\
+                  \x20   except OSError as error: print(error)\n\
+                  \x20   fd = os.open(name, os.O_RDONLY)\n\
+                  \x20   try: os.fchmod(fd, mode)\n\
+                  \x20   except OSError as error: print(error)\n\
+                  \x20   os.close(fd)\n\
+                  open('plain', 'w').write('x')\n\
+                  os.chmod('plain', 0o700)\n";
+    let privileged = |name: &str| {
+        std::fs::metadata(world.ws(name)).is_ok_and(|meta| meta.permissions().mode() & 0o6000 != 0)
+    };
+    twice("make a set-user-id program", |on| {
+        run_py(&world, on, Access::WriteWorkspace, script);
+        let made = ["uid", "gid", "both"].into_iter().any(privileged);
+        for name in ["uid", "gid", "both", "plain"] {
+            if name != "plain" {
+                let _ = std::fs::remove_file(world.ws(name));
+            }
+        }
+        made
+    });
+    // Other modes stay the program's to set.
+    let mode = std::fs::metadata(world.ws("plain"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o7777, 0o700);
 }
 
 /// Landlock does not cover a file's metadata: a call that may write the
