@@ -16,11 +16,16 @@ use crate::confine_path;
 /// files of it that git honours would imitate git), and jig's own folder.
 pub const PROTECTED_PATHS: &[&str] = &[".git", ".jig"];
 
-/// Whether a file name is one that holds secrets: `.env` and `.env.*`
-/// (not the `.example`, `.sample` and `.template` files that document
-/// them), `.netrc`, `.npmrc`, `.pypirc`, private keys (`id_*` but not
-/// `*.pub`, `*.pem`, `*.key`).
+/// Whether a file name is one that holds secrets, in any case: `.env` and
+/// `.env.*` (not the `.example`, `.sample`, `.template` and `.dist` files
+/// that document them), `.envrc`, `.netrc`, `.npmrc`, `.pypirc`, `.pgpass`,
+/// `.htpasswd`, `.git-credentials`, `.dockercfg`, `credentials` and the
+/// data files `credentials.*` and `secrets.*` (`.aws/credentials`,
+/// `.cargo/credentials.toml`, `secrets.json`; not `credentials.rs`),
+/// private keys and key stores (`id_*` but not `*.pub`,
+/// `*.pem`, `*.key`, `*.p12`, `*.pfx`, `*.jks`, `*.keystore`, `*.ppk`).
 pub fn is_secret_name(name: &str) -> bool {
+    let name = name.to_lowercase();
     let documented = [".example", ".sample", ".template", ".dist"];
     if name == ".env" {
         return true;
@@ -28,13 +33,36 @@ pub fn is_secret_name(name: &str) -> bool {
     if let Some(rest) = name.strip_prefix(".env.") {
         return !documented.iter().any(|d| name.ends_with(d)) && !rest.is_empty();
     }
-    if matches!(name, ".netrc" | ".npmrc" | ".pypirc") {
+    if matches!(
+        name.as_str(),
+        ".envrc"
+            | ".netrc"
+            | ".npmrc"
+            | ".pypirc"
+            | ".pgpass"
+            | ".htpasswd"
+            | ".git-credentials"
+            | ".dockercfg"
+            | "credentials"
+    ) {
         return true;
+    }
+    // Data files only: `credentials.rs` or `secrets.py` is code.
+    if let Some(rest) = name
+        .strip_prefix("credentials.")
+        .or_else(|| name.strip_prefix("secrets."))
+    {
+        let data = [
+            "json", "toml", "yaml", "yml", "ini", "conf", "cfg", "env", "txt",
+        ];
+        return data.contains(&rest);
     }
     if name.starts_with("id_") && !name.ends_with(".pub") {
         return true;
     }
-    name.ends_with(".pem") || name.ends_with(".key")
+    [".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk"]
+        .iter()
+        .any(|suffix| name.ends_with(suffix))
 }
 
 /// The protected set of one workspace, resolved.
@@ -153,6 +181,19 @@ mod tests {
             "tls.key",
             ".npmrc",
             ".pypirc",
+            ".ENV",
+            ".Env.Local",
+            "SERVER.PEM",
+            ".envrc",
+            ".pgpass",
+            ".htpasswd",
+            ".git-credentials",
+            "credentials",
+            "credentials.toml",
+            "secrets.json",
+            "client.p12",
+            "cert.pfx",
+            "release.keystore",
         ] {
             assert!(is_secret_name(name), "{name}");
         }
@@ -164,6 +205,12 @@ mod tests {
             "main.rs",
             "keys.txt",
             ".envrc2",
+            "secrets.example",
+            "credentials.md.template",
+            "secrets",
+            "key.rs",
+            "credentials.rs",
+            "secrets.py",
         ] {
             assert!(!is_secret_name(name), "{name}");
         }

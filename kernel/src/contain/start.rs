@@ -613,8 +613,9 @@ fn resolve_below(
 pub(crate) const MAX_MASKED: usize = 1024;
 
 /// The files in the root and the folders right below it whose names
-/// `mask` accepts (regular files only, links not followed). More than
-/// [`MAX_MASKED`] is an error: the rest could not be hidden.
+/// `mask` accepts (regular files; a link with such a name stands for the
+/// file of the workspace it leads to). More than [`MAX_MASKED`] is an
+/// error: the rest could not be hidden.
 fn masked_files(
     root: &Path,
     mask: Option<fn(&str) -> bool>,
@@ -636,6 +637,17 @@ fn masked_files(
             let name = name.to_string_lossy();
             if kind.is_file() && mask(&name) {
                 found.push(entry.path());
+            } else if kind.is_symlink() && mask(&name) {
+                // A link named as a secret file leads to one, whatever
+                // that one's name: its target is hidden, where it is a
+                // file of the workspace (Landlock keeps the rest out of
+                // reach).
+                if let Ok(target) = std::fs::canonicalize(entry.path())
+                    && target.starts_with(root)
+                    && target.is_file()
+                {
+                    found.push(target);
+                }
             } else if descend && kind.is_dir() && name != ".git" {
                 subdirs.push(entry.path());
             }
@@ -645,6 +657,8 @@ fn masked_files(
     for dir in scan(root, true) {
         scan(&dir, false);
     }
+    found.sort();
+    found.dedup();
     if found.len() > MAX_MASKED {
         return Err(KernelError::TooManySecretFiles { limit: MAX_MASKED });
     }

@@ -1276,6 +1276,14 @@ fn protected_paths_and_secret_files() {
         std::fs::read_to_string(world.ws(".env")).unwrap(),
         "SECRET=top\n"
     );
+    // A link named as a secret file leads to one, whatever its name.
+    std::fs::create_dir_all(world.ws("envs/prod")).unwrap();
+    std::fs::write(world.ws("envs/prod/values.txt"), "SECRET=linked\n").unwrap();
+    std::fs::create_dir_all(world.ws("app")).unwrap();
+    std::os::unix::fs::symlink("../envs/prod/values.txt", world.ws("app/.env")).unwrap();
+    twice("read a secret file through a link named .env", |on| {
+        run(on, Access::ReadOnly, "print(open('app/.env').read())").contains("SECRET=linked")
+    });
     // A folder holding a hidden file, moved deeper than the next call's
     // search looks, would carry it out of sight: such a folder is pinned.
     std::fs::create_dir_all(world.ws("deeper/down")).unwrap();
