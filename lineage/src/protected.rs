@@ -10,11 +10,15 @@ use std::path::{Path, PathBuf};
 
 use crate::confine_path;
 
-/// Folders under the workspace root that no call may write: git's folder
+/// Paths under the workspace root that no call may write: git's folder
 /// (a hook, a configured program, or a `commondir` or `config.worktree`
 /// pointing elsewhere runs something on the next git command: listing the
-/// files of it that git honours would imitate git), and jig's own folder.
-pub const PROTECTED_PATHS: &[&str] = &[".git", ".jig"];
+/// files of it that git honours would imitate git), jig's own folder, and
+/// `HEAD`, without which the root is no bare repository to git (with it,
+/// `objects/`, `refs/` and a `config` naming a program made there would run
+/// that program at the next git command in a workspace without `.git`:
+/// a shell prompt runs one on entering the folder).
+pub const PROTECTED_PATHS: &[&str] = &[".git", ".jig", "HEAD"];
 
 /// Whether a file name is one that holds secrets, in any case: `.env` and
 /// `.env.*` (not the `.example`, `.sample`, `.template` and `.dist` files

@@ -798,6 +798,59 @@ fn a_submodules_git_file_is_read_only_to_a_program_that_writes_it_unnamed() {
     }
 }
 
+/// A workspace without `.git` is made a bare repository by a call that may
+/// write (`HEAD`, `objects/`, `refs/` and a `config` naming a program at
+/// its root): git, run there afterwards (a shell prompt does on entering
+/// the folder), would run the program. `HEAD` is protected: what the call
+/// made there is set aside, and git finds no repository.
+#[test]
+fn a_bare_repository_made_at_the_root_is_not_honoured() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("fsmonitor-ran");
+    std::fs::create_dir_all(root.join("pkg/objects")).unwrap();
+    std::fs::create_dir_all(root.join("pkg/refs/heads")).unwrap();
+    std::fs::write(root.join("pkg/HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(
+        root.join("pkg/config"),
+        format!(
+            "[core]\n\tbare = false\n\tworktree = .\n\tfsmonitor = \"touch {}; false\"\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    let (registry, _tools) = with_copy_tree(root);
+    let result = registry.dispatch("copy_tree", &json!({"from": "pkg/.", "to": "."}));
+    assert!(
+        root.join("refs").exists(),
+        "the copy ran: {}",
+        result.text()
+    );
+    assert!(!root.join("HEAD").exists(), "{}", result.text());
+    assert!(
+        result
+            .text()
+            .contains("HEAD was moved to HEAD.jig-set-aside-1"),
+        "{}",
+        result.text()
+    );
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the host's own git, as a user would run it"
+    )]
+    let status = std::process::Command::new("git")
+        .arg("status")
+        .current_dir(root)
+        .env("GIT_CEILING_DIRECTORIES", root.parent().unwrap())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", outside.path())
+        .output()
+        .unwrap();
+    assert!(!status.status.success(), "git found a repository");
+    assert!(!marker.exists(), "git ran the call's program");
+}
+
 /// More checked-out submodules than jig looks into: the paths git follows
 /// are unknown, so every call that may write is refused, saying why; a
 /// call that only reads still runs.
