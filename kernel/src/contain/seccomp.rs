@@ -172,28 +172,21 @@ fn privileged_mode_calls() -> Vec<(i64, u8)> {
 /// socket sends to any socket file it names, whatever its pair (and
 /// `SOCK_RAW` is a datagram socket in the Unix family).
 fn socketpair_refused() -> Option<Vec<SeccompRule>> {
-    let not_unix = SeccompCondition::new(
-        0,
-        SeccompCmpArgLen::Dword,
-        SeccompCmpOp::Ne,
-        libc::AF_UNIX as u64,
-    )
-    .ok()?;
-    let mut rules = vec![SeccompRule::new(vec![not_unix]).ok()?];
+    let mut rules = vec![when(0, SeccompCmpOp::Ne, libc::AF_UNIX as u64)?];
     // The type is its low four bits (the rest are flags). Stream (1) and
     // seqpacket (5) are the two with bit 0 set and bits 1 and 3 clear:
     // every other type has one of those three bits as they are not.
     for (bit, refused_when) in [(1, 0), (2, 2), (8, 8)] {
-        let this_type = SeccompCondition::new(
-            1,
-            SeccompCmpArgLen::Dword,
-            SeccompCmpOp::MaskedEq(bit),
-            refused_when,
-        )
-        .ok()?;
-        rules.push(SeccompRule::new(vec![this_type]).ok()?);
+        rules.push(when(1, SeccompCmpOp::MaskedEq(bit), refused_when)?);
     }
     Some(rules)
+}
+
+/// The rule that holds when the 32-bit argument `arg` compares to `value`
+/// by `op`.
+fn when(arg: u8, op: SeccompCmpOp, value: u64) -> Option<SeccompRule> {
+    let condition = SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).ok()?;
+    SeccompRule::new(vec![condition]).ok()
 }
 
 /// Compiles the filter for runs of `access`; `None` on an architecture the
@@ -227,14 +220,7 @@ fn compile_with(access: Access, tree: bool) -> Option<BpfProgram> {
         for (call, mode) in privileged_mode_calls() {
             let mut refused_when = Vec::new();
             for bit in [u64::from(libc::S_ISUID), u64::from(libc::S_ISGID)] {
-                let set = SeccompCondition::new(
-                    mode,
-                    SeccompCmpArgLen::Dword,
-                    SeccompCmpOp::MaskedEq(bit),
-                    bit,
-                )
-                .ok()?;
-                refused_when.push(SeccompRule::new(vec![set]).ok()?);
+                refused_when.push(when(mode, SeccompCmpOp::MaskedEq(bit), bit)?);
             }
             rules.insert(call, refused_when);
         }
@@ -250,9 +236,7 @@ fn compile_with(access: Access, tree: bool) -> Option<BpfProgram> {
         (libc::SYS_sched_setparam, 0),
         (libc::SYS_sched_setattr, 0),
     ] {
-        let other =
-            SeccompCondition::new(target, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, 0).ok()?;
-        rules.insert(call, vec![SeccompRule::new(vec![other]).ok()?]);
+        rules.insert(call, vec![when(target, SeccompCmpOp::Ne, 0)?]);
     }
     let by_rule: Vec<u32> = rules
         .keys()

@@ -684,6 +684,14 @@ fn a_hooks_folder_is_read_only_to_a_program_that_writes_it_unnamed() {
     );
 }
 
+/// What the call of `result` made at the protected path `path` (under
+/// `root`), where nothing was, is set aside, and the result says so.
+fn assert_set_aside(root: &Path, result: &ToolResult, path: &str) {
+    assert!(!root.join(path).exists(), "{}", result.text());
+    let said = format!("{path} was moved to {path}.jig-set-aside-1");
+    assert!(result.text().contains(&said), "{}", result.text());
+}
+
 /// A repository whose index has three gitlinks: `sub`, in `.gitmodules`
 /// and checked out (its `.git` a file naming its git folder, whose own
 /// index has a gitlink `inner`, checked out too); `sub2`, in
@@ -778,14 +786,7 @@ fn a_submodules_git_file_is_read_only_to_a_program_that_writes_it_unnamed() {
         );
     }
     // `sub2/.git` did not exist: what the call made there is set aside.
-    assert!(!root.join("sub2/.git").exists(), "{}", result.text());
-    assert!(
-        result
-            .text()
-            .contains("sub2/.git was moved to sub2/.git.jig-set-aside-1"),
-        "{}",
-        result.text()
-    );
+    assert_set_aside(root, &result, "sub2/.git");
     // Named, they are refused to a call that may write.
     for named in ["sub/.git", "sub/inner/.git", "emb/.git/config"] {
         let result = registry.dispatch("copy_tree", &json!({"from": "pkg/sub2", "to": named}));
@@ -827,14 +828,7 @@ fn a_bare_repository_made_at_the_root_is_not_honoured() {
         "the copy ran: {}",
         result.text()
     );
-    assert!(!root.join("HEAD").exists(), "{}", result.text());
-    assert!(
-        result
-            .text()
-            .contains("HEAD was moved to HEAD.jig-set-aside-1"),
-        "{}",
-        result.text()
-    );
+    assert_set_aside(root, &result, "HEAD");
     #[expect(
         clippy::disallowed_methods,
         reason = "the host's own git, as a user would run it"
