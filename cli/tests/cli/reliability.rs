@@ -234,12 +234,7 @@ impl Raw {
 
     /// Waits for the server to exit, and its status; kills it past `bound`.
     fn exit_status(&mut self, bound: Duration) -> Option<i32> {
-        let exited = self.proc.wait_gone(bound);
-        if !exited {
-            self.child.kill().ok();
-        }
-        let status = self.child.wait().unwrap();
-        exited.then(|| status.code()).flatten()
+        exit_code_within(&mut self.child, self.proc, bound)
     }
 }
 
@@ -250,6 +245,17 @@ impl Drop for Raw {
         }
         self.child.wait().ok();
     }
+}
+
+/// The exit code of `child` (`proc`, named when it started), once it has
+/// exited within `bound`; `None` when it had to be killed.
+fn exit_code_within(child: &mut Child, proc: Proc, bound: Duration) -> Option<i32> {
+    let exited = proc.wait_gone(bound);
+    if !exited {
+        child.kill().ok();
+    }
+    let status = child.wait().unwrap();
+    exited.then(|| status.code()).flatten()
 }
 
 /// `jig --root EXAMPLE --tools TOOLS mcp MCP_ARGS`, to be given its stdio.
@@ -361,14 +367,9 @@ fn closing_stdout_while_a_call_runs_cancels_it_at_once() {
         sleepers[0].wait_gone(Duration::from_secs(3)),
         "the call outlived stdout"
     );
-    let ended = proc.wait_gone(Duration::from_secs(5));
-    if !ended {
-        child.kill().ok();
-    }
-    let status = child.wait().unwrap();
+    let code = exit_code_within(&mut child, proc, Duration::from_secs(5));
     drop(stdin);
-    assert!(ended, "the server outlived stdout");
-    assert_eq!(status.code(), Some(0));
+    assert_eq!(code, Some(0), "the server outlived stdout");
 }
 
 /// A stdout that fails otherwise than by the client closing it (a full
@@ -922,14 +923,9 @@ fn stdin_that_is_a_write_end_ends_the_server() {
         .spawn()
         .unwrap();
     let proc = Proc::of(child.id());
-    let ended = proc.wait_gone(Duration::from_secs(10));
-    if !ended {
-        child.kill().ok();
-    }
-    let status = child.wait().unwrap();
+    let code = exit_code_within(&mut child, proc, Duration::from_secs(10));
     drop(reader);
-    assert!(ended, "the server waited on its own pipe");
-    assert_eq!(status.code(), Some(0));
+    assert_eq!(code, Some(0), "the server waited on its own pipe");
 }
 
 /// A client that closes its input, then reads the answers slowly: every
@@ -1036,6 +1032,66 @@ fn an_id_reused_once_answered_gets_its_own_answer() {
     }
     drop(server.stdin.take());
     assert_eq!(server.exit_status(Duration::from_secs(10)), Some(0));
+}
+
+/// Sixty running calls cancelled and their ids reused at once, then a
+/// ping: each reuse waits only for its cancelled command to end (a fixed
+/// wait per reuse held reading up for seconds, so that cancellations read
+/// late let commands run to their end and be answered), each id gets the
+/// one answer of its new request, and the ping comes soon.
+#[test]
+fn many_cancelled_ids_reused_at_once_hold_reading_up_briefly() {
+    let mut server = Raw::start_with(&[], &["--max-in-flight", "64"], &[], Stdio::null());
+    let count = 60;
+    for id in 0..count {
+        server.call(id, "nap", json!({"seconds": 30}));
+    }
+    let sleepers = wait_for(
+        server.proc.pid,
+        "sleep",
+        count as usize,
+        Duration::from_secs(20),
+    );
+    assert_eq!(sleepers.len(), count as usize);
+    let mut burst = String::new();
+    for id in 0..count {
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "test"}});
+        let again = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "nap", "arguments": {"seconds": 0}}});
+        burst.push_str(&format!("{cancel}\n{again}\n"));
+    }
+    burst.push_str(&json!({"jsonrpc": "2.0", "id": "after", "method": "ping"}).to_string());
+    let sent = Instant::now();
+    server.send_bytes(burst.as_bytes());
+    let mut answered = std::collections::BTreeMap::new();
+    let mut ping = None;
+    while answered.len() < count as usize || ping.is_none() {
+        let answer = server.recv(Duration::from_secs(20));
+        if answer["id"] == "after" {
+            ping = Some(sent.elapsed());
+            continue;
+        }
+        let id = answer["id"].as_u64().unwrap();
+        assert!(text(&answer).starts_with("exit: 0"), "{answer}");
+        assert!(
+            answered.insert(id, answer).is_none(),
+            "id {id} answered twice"
+        );
+    }
+    let ping = ping.unwrap();
+    assert!(
+        ping < Duration::from_secs(2),
+        "the ping came after {ping:?}"
+    );
+    for sleeper in sleepers {
+        assert!(
+            sleeper.wait_gone(Duration::from_secs(5)),
+            "a cancelled call ran on"
+        );
+    }
+    server.send(&json!({"jsonrpc": "2.0", "id": "last", "method": "ping"}));
+    assert_eq!(server.recv(Duration::from_secs(10))["id"], "last");
 }
 
 /// A cancellation names its request by the id as requests are read: a

@@ -25,7 +25,10 @@
 //! - an id reused once its answer went out, or once the client cancelled
 //!   its request, is a new request (it waits the moment rmcp takes to let
 //!   the id go: when the call was answered early, or until the cancelled
-//!   command has ended and rmcp dropped its answer);
+//!   command has ended);
+//! - a cancellation of a call is carried out here (its handler's token is
+//!   cancelled), not handed to rmcp: the call's answer is dropped and its
+//!   id given back as its handler ends;
 //! - requests wait for room: at most `max_in_flight + max_queued` calls and
 //!   [`OTHER_REQUESTS`] other requests are unanswered at once, holding at
 //!   most `max_pending_bytes` of requests (as parsed: see `held_bytes`); reading pauses only when a
@@ -158,10 +161,13 @@ struct Entry {
     /// (a cancellation rmcp takes in the instant between the handler's end
     /// and its result drops that result).
     answered: Option<std::time::Instant>,
-    /// A call the client cancelled (handed to rmcp): it gives its id back
-    /// as soon as its command has ended, and a request reusing the id
-    /// waits for that (see [`Framer::request`]).
+    /// A call the client cancelled: it gives its id back as soon as its
+    /// command has ended, and a request reusing the id waits for that (see
+    /// [`Framer::request`]).
     cancelled: bool,
+    /// How to cancel the call's handler (its request's token, which rmcp
+    /// handed it), once it has started.
+    cancel: Option<Box<dyn Fn() + Send>>,
 }
 
 /// How long an id answered early stays taken at most.
@@ -271,10 +277,25 @@ impl Pending {
         })
     }
 
-    /// Marks a call as cancelled by the client (see `Entry::cancelled`).
+    /// Cancels a call for the client (see `Entry::cancelled`): its
+    /// handler's token now, or as its handler starts.
     fn cancelling(&self, id: &IdKey) {
         if let Some(entry) = self.state().requests.get_mut(id) {
             entry.cancelled = true;
+            if let Some(cancel) = &entry.cancel {
+                cancel();
+            }
+        }
+    }
+
+    /// A call's handler starts: `cancel` cancels its request's token, at
+    /// once when the client cancelled the call already.
+    pub(crate) fn handling(&self, id: &IdKey, cancel: Box<dyn Fn() + Send>) {
+        if let Some(entry) = self.state().requests.get_mut(id) {
+            if entry.cancelled {
+                cancel();
+            }
+            entry.cancel = Some(cancel);
         }
     }
 
@@ -297,6 +318,7 @@ impl Pending {
                     bytes,
                     answered,
                     cancelled: false,
+                    cancel: None,
                 },
             );
             state.calls += usize::from(call);
@@ -761,11 +783,17 @@ impl Framer {
             return false;
         };
         match self.pending.standing(&id) {
+            // Cancelled here, not by rmcp: rmcp would forget the request at
+            // once and drop its handler's answer only while no request of
+            // the same id is in flight; a request reusing the id would get
+            // that answer, and be cancelled in its stead. rmcp keeps it
+            // until the handler's answer (the early answer's marker, which
+            // the transport drops) goes out, which gives the id back.
             Some(Standing::Call) => {
                 self.pending.cancelling(&id);
-                true
+                false
             }
-            Some(Standing::Cancelled) => true,
+            Some(Standing::Cancelled) => false,
             Some(standing) => {
                 tracing::debug!(
                     ?standing,

@@ -449,11 +449,6 @@ fn log_ending(ending: Ending) {
     }
 }
 
-/// How long after a cancelled call's handler returns rmcp has surely
-/// dropped its answer (at once, on the runtime, as the handler's result
-/// comes in): only then is its id free for another request.
-const CANCELLED_ANSWER_DROPPED: std::time::Duration = std::time::Duration::from_millis(50);
-
 /// The name the server announces (the binary's, not the package's).
 pub(crate) const SERVER_NAME: &str = "jig";
 
@@ -617,29 +612,25 @@ impl ServerHandler for JigServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        let (id, cancelled) = (context.id.clone(), context.ct.clone());
+        let cancelled = context.ct.clone();
+        if let Some(pending) = &self.pending {
+            // The framing layer cancels the call through its token when the
+            // client cancels it.
+            let token = context.ct.clone();
+            pending.handling(
+                &framing::IdKey::of_request_id(&context.id),
+                Box::new(move || token.cancel()),
+            );
+        }
         let result = self
             .dispatch(request.name.into_owned(), arguments, context)
             .await;
-        if cancelled.is_cancelled()
-            && let Some(pending) = &self.pending
-        {
-            // Also a call answered early: rmcp forgot the request when it
-            // took the cancellation, and drops the handler's result, which
-            // would have let the id go (see `ChannelTransport`).
-            // rmcp drops the answer of a cancelled request: the request's
-            // room (a call slot and its bytes) is given back here, or
-            // reading would pause for good once the cancelled calls filled
-            // every room. Given back once rmcp has dropped that answer: it
-            // drops it only while no request of the same id is in flight,
-            // and a request reusing the id waits for the room (otherwise
-            // the cancelled call's answer went out as the new request's,
-            // and cancelled it).
-            let (pending, key) = (Arc::clone(pending), framing::IdKey::of_request_id(&id));
-            tokio::spawn(async move {
-                tokio::time::sleep(CANCELLED_ANSWER_DROPPED).await;
-                pending.answered(&key);
-            });
+        if cancelled.is_cancelled() && self.pending.is_some() {
+            // A call the client cancelled gets no answer: the marker, which
+            // the transport drops, giving the request's room and id back
+            // as it passes (rmcp still holds the id: the cancellation was
+            // carried out by the framing layer, not by rmcp).
+            return Ok(early::marker().into());
         }
         let result = result?;
         let result = match result {
