@@ -552,6 +552,17 @@ fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
             Value::Null,
             -32600,
         ),
+        // A number too large for an id of this server: answered under it.
+        (
+            br#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#.to_vec(),
+            json!(18_446_744_073_709_551_615_u64),
+            -32600,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#.to_vec(),
+            json!(1.5),
+            -32600,
+        ),
         // A known method with bad parameters, not an unknown method.
         (
             br#"{"jsonrpc":"2.0","id":15,"method":"initialize","params":{}}"#.to_vec(),
@@ -1315,10 +1326,17 @@ fn requests_of_many_small_values_keep_the_servers_memory_bounded() {
     // Under the bound of a line (8 MiB once parsed), then over it.
     let under_bound = (8 << 20) / (std::mem::size_of::<Value>() + 2) - 100;
     let (under, over) = (zeros(under_bound), zeros(1_500_000));
+    // Small objects: a map's tables and a member's place each besides the
+    // value (held more than twice what was counted for them).
+    let objects = format!("[{}{{\"a\":0}}]", "{\"a\":0},".repeat(36_000 - 1));
     let mut stdin = server.stdin.take().unwrap();
     let writer = std::thread::spawn(move || {
-        for id in 10..50 {
-            let values = if id < 30 { &under } else { &over };
+        for id in 10..70 {
+            let values = match id {
+                10..30 => &under,
+                30..50 => &over,
+                _ => &objects,
+            };
             let line = format!(
                 r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"nap","arguments":{{"seconds":{values}}}}}}}"#
             );
@@ -1329,7 +1347,7 @@ fn requests_of_many_small_values_keep_the_servers_memory_bounded() {
         Some(stdin)
     });
     let mut answers = Vec::new();
-    for _ in 0..41 {
+    for _ in 0..61 {
         answers.push(server.recv(Duration::from_secs(60)));
     }
     server.stdin = writer.join().unwrap();
@@ -1350,7 +1368,7 @@ fn requests_of_many_small_values_keep_the_servers_memory_bounded() {
                 .is_some_and(|m| m.contains("JSON values"))
         })
         .count();
-    assert_eq!(refused_unread, 20, "{answers:?}");
+    assert_eq!(refused_unread, 40, "{answers:?}");
     for id in 10..30 {
         assert!(answers.iter().any(|a| a["id"] == id), "no answer for {id}");
     }

@@ -71,7 +71,7 @@ pub(crate) enum Inbound {
     /// A line longer than the limit: its length.
     TooLong(usize),
     /// A line whose values would take more memory than [`held_at_most`]:
-    /// how many it holds.
+    /// about how much.
     TooManyValues(usize),
 }
 
@@ -303,11 +303,14 @@ impl Pending {
     fn try_add(&self, id: IdKey, call: bool, bytes: usize, options: &McpOptions) -> bool {
         let mut state = self.state();
         state.forget_stale();
+        // Requests of every kind count against the bytes: a `ping` with a
+        // long string for its id holds that string until it is answered.
+        let within_bytes =
+            state.requests.is_empty() || state.bytes + bytes <= options.max_pending_bytes;
         let room = if call {
-            state.calls < options.max_in_flight + options.max_queued
-                && (state.calls == 0 || state.bytes + bytes <= options.max_pending_bytes)
+            state.calls < options.max_in_flight + options.max_queued && within_bytes
         } else {
-            state.requests.len() - state.calls < OTHER_REQUESTS
+            state.requests.len() - state.calls < OTHER_REQUESTS && within_bytes
         };
         if room {
             let answered = None;
@@ -522,13 +525,11 @@ impl Partial {
                 let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
                 let text = text.strip_suffix(b"\r").unwrap_or(text);
                 let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
-                let values = values_in(text);
+                let held = held_before_parsing(text);
                 if text.iter().all(u8::is_ascii_whitespace) {
                     Step::Blank
-                } else if text.len() + values.saturating_mul(std::mem::size_of::<Value>())
-                    > held_at_most(max)
-                {
-                    Step::Line(Inbound::TooManyValues(values))
+                } else if held > held_at_most(max) {
+                    Step::Line(Inbound::TooManyValues(held))
                 } else {
                     Step::Line(match serde_json::from_slice(text) {
                         Ok(value) => {
@@ -558,11 +559,23 @@ pub(crate) fn held_at_most(max_line: usize) -> usize {
     max_line.saturating_mul(2).max(1 << 20)
 }
 
-/// About how many values the JSON text holds: one, and one more for each
-/// comma, colon and opening bracket outside strings. Read before the text
-/// is parsed (see [`held_at_most`]).
-fn values_in(text: &[u8]) -> usize {
-    let (mut count, mut in_string, mut escaped) = (1usize, false, false);
+/// What one member of an object takes besides its value: its key (a
+/// `String`, its bytes at least an allocation's minimum) and its place in
+/// the map (a hash and an index).
+const MEMBER: usize = std::mem::size_of::<String>() + 2 * std::mem::size_of::<usize>();
+/// The least a string's bytes take on the heap (an allocation's minimum).
+const STRING_AT_LEAST: usize = 32;
+/// What a map takes besides its members: its two tables' allocations.
+const MAP: usize = 96;
+
+/// About how much memory the JSON text takes once parsed, read before it is
+/// parsed (see [`held_at_most`]): a whole [`Value`] for each value (one, and
+/// one more for each comma and opening bracket outside strings), a map's
+/// tables for each opening brace, a member's place for each colon, and an
+/// allocation for each string.
+fn held_before_parsing(text: &[u8]) -> usize {
+    let value = std::mem::size_of::<Value>();
+    let (mut held, mut in_string, mut escaped) = (value + text.len(), false, false);
     for &byte in text {
         if in_string {
             if escaped {
@@ -573,36 +586,48 @@ fn values_in(text: &[u8]) -> usize {
                 in_string = false;
             }
         } else {
-            match byte {
-                b'"' => in_string = true,
-                b',' | b':' | b'[' | b'{' => count += 1,
-                _ => {}
-            }
+            held += match byte {
+                b'"' => {
+                    in_string = true;
+                    STRING_AT_LEAST
+                }
+                b',' | b'[' => value,
+                b'{' => value + MAP,
+                b':' => MEMBER,
+                _ => 0,
+            };
         }
     }
-    count
+    held
 }
 
 /// About how much memory `value` holds once parsed, which is what a request
 /// waiting for room costs: a small value (`0,`, two bytes of text) takes a
-/// whole [`Value`], a member its key and its place in the map, a string its
-/// bytes. Counted against `max_pending_bytes` rather than the text's
-/// length, so that a request of many small values cannot hold many times
-/// the bound.
+/// whole [`Value`] (the array's room for it counted), a member its key and
+/// its place in the map, a string its bytes (at least an allocation).
+/// Counted against `max_pending_bytes` rather than the text's length, so
+/// that a request of many small values cannot hold many times the bound.
 fn held_bytes(value: &Value) -> usize {
-    const MEMBER: usize = std::mem::size_of::<String>() + 2 * std::mem::size_of::<usize>();
+    let string = |text: &str| {
+        if text.is_empty() {
+            0
+        } else {
+            text.len().max(STRING_AT_LEAST)
+        }
+    };
     let mut held = std::mem::size_of::<Value>();
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {
         match value {
-            Value::String(text) => held += text.len(),
+            Value::String(text) => held += string(text),
             Value::Array(items) => {
-                held += items.len() * std::mem::size_of::<Value>();
+                held += items.capacity() * std::mem::size_of::<Value>();
                 stack.extend(items);
             }
             Value::Object(members) => {
+                held += MAP;
                 for (key, member) in members {
-                    held += std::mem::size_of::<Value>() + MEMBER + key.len();
+                    held += std::mem::size_of::<Value>() + MEMBER + string(key);
                     stack.push(member);
                 }
             }
@@ -824,11 +849,12 @@ impl Framer {
                 );
                 return self.answer(Value::Null, INVALID_REQUEST, message).await;
             }
-            Inbound::TooManyValues(values) => {
+            Inbound::TooManyValues(held) => {
                 let message = format!(
-                    "the line holds about {values} JSON values, which would take more than {} \
-                     bytes once read; it was dropped unread (no tool call needs that many; the \
-                     server's --max-line-bytes raises this bound, four times its value)",
+                    "the line holds so many JSON values that they would take about {held} \
+                     bytes once read, more than the {} a line may take; it was dropped unread \
+                     (no tool call needs that many; the bound is twice the server's \
+                     --max-line-bytes, and at least 1 MiB)",
                     held_at_most(self.options.max_line_bytes)
                 );
                 return self.answer(Value::Null, INVALID_REQUEST, message).await;
@@ -886,6 +912,15 @@ impl Framer {
         bytes: usize,
     ) -> Result<(), Ending> {
         let Some(key) = IdKey::from_json(&id) else {
+            // A number is a valid id for JSON-RPC and is answered under
+            // itself; anything else is no id (answered under `null`).
+            if id.is_number() {
+                let text = format!(
+                    "invalid request: the id {id} is a number this server does not take (it \
+                     takes integers from -2^63 to 2^63-1, and strings)"
+                );
+                return self.answer(id, INVALID_REQUEST, text).await;
+            }
             let text = format!("invalid request: the id must be a string or an integer, not {id}");
             return self.answer(Value::Null, INVALID_REQUEST, text).await;
         };

@@ -350,6 +350,8 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
     };
     if framing.is_finished() {
         match framing.await {
+            // Said as an error below.
+            Ok(Ending::OutputClosed) if stdout.write_error().is_some() => {}
             Ok(ending) => log_ending(ending),
             Err(error) => tracing::error!(%error, "the framing layer failed"),
         }
