@@ -5,44 +5,89 @@
 //! list, a `.git` the next git command would honour), the next kernel built
 //! on the same root does it ([`recover`]).
 //!
-//! A record is a file `TMP_BASE/jig-UID-call-PID-START-N` of this user,
-//! writable by no other (and by no call: every call's writes are bounded to
-//! its workspace and its own temporary folder), named after the process
-//! that made it, holding the root and each watched path with what stood
-//! there; it is removed once the call's set-aside is done. One that
-//! outlives its process was cut short.
+//! Each process keeps one log, `TMP_BASE/jig-UID-calls-PID-START`, a file
+//! of this user writable by no other (and by no call: every call's writes
+//! are bounded to its workspace and its own temporary folder), made at its
+//! first call that may write. A call's start appends what it watches (its
+//! root, each watched path and what stood there), its end a line saying
+//! so: two writes to a file already open, no file made or removed per call.
+//! A start without its end in the log of a process that is gone was cut
+//! short.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use super::start::{Identity, Watched};
 
-/// The first field of a record, and its version.
-const HEADER: &[u8] = b"jig-call-watch 1";
-/// The last field of a record (no path is: paths are absolute).
+/// The first field of a log, and its version.
+const HEADER: &[u8] = b"jig-call-log 1";
+/// The first field of a call's start.
+const BEGIN: &[u8] = b"begin";
+/// The last field of a call's start (no path is: paths are absolute).
 const END: &[u8] = b"end";
+/// The first field of a call's end.
+const DONE: &[u8] = b"done";
+/// Past this size, a log with no call running is emptied.
+const COMPACT_AT: u64 = 1 << 20;
 
-/// A record of a running call, removed when dropped (once its set-aside is
-/// done).
+/// The open log of this process, for one temporary folder.
+struct Log {
+    file: std::fs::File,
+    /// Where the next entry goes.
+    end: u64,
+    /// Calls started and not ended.
+    running: usize,
+    /// The next call's number.
+    next: u64,
+}
+
+/// This process's logs, by temporary folder.
+static LOGS: Mutex<Option<HashMap<PathBuf, Log>>> = Mutex::new(None);
+
+/// A call's start in the log; its end is written when this is dropped
+/// (once its set-aside is done).
 #[derive(Debug)]
 pub(crate) struct Record {
-    path: PathBuf,
+    tmp_base: PathBuf,
+    call: u64,
 }
 
 impl Drop for Record {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        let mut logs = LOGS.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(log) = logs.as_mut().and_then(|logs| logs.get_mut(&self.tmp_base)) else {
+            return;
+        };
+        let mut entry = Vec::new();
+        push(&mut entry, DONE);
+        push(&mut entry, self.call.to_string().as_bytes());
+        if log.file.write_all_at(&entry, log.end).is_ok() {
+            log.end += entry.len() as u64;
+        }
+        log.running = log.running.saturating_sub(1);
+        let header = header_len();
+        if log.running == 0 && log.end > COMPACT_AT && log.file.set_len(header).is_ok() {
+            log.end = header;
+        }
     }
 }
 
-/// The start of the names of this user's records.
+/// The start of the names of this user's logs.
 fn prefix() -> String {
-    format!("jig-{}-call-", nix::unistd::geteuid().as_raw())
+    format!("jig-{}-calls-", nix::unistd::geteuid().as_raw())
 }
 
-/// This process, as records name it: its pid and start time (a later
-/// process given the same pid has another start time).
+/// The length of a log's header.
+fn header_len() -> u64 {
+    HEADER.len() as u64 + 1
+}
+
+/// This process, as logs name it: its pid and start time (a later process
+/// given the same pid has another start time).
 fn this_process() -> (u32, u64) {
     static STARTED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     let pid = std::process::id();
@@ -65,58 +110,75 @@ fn start_time(pid: u32) -> Option<u64> {
     fields.nth(18)?.parse().ok()
 }
 
-/// Records the `watched` paths of a call on `root`; `None` (nothing to
-/// record, or no record could be written) leaves the call as it was: its
-/// set-aside still runs when it ends, unless the integrator is killed.
+/// Records the start of a call on `root` watching `watched`; `None`
+/// (nothing to record, or the log cannot be written) leaves the call as it
+/// was: its set-aside still runs when it ends, unless the integrator is
+/// killed.
 pub(crate) fn begin(tmp_base: &Path, root: &Path, watched: &[Watched]) -> Option<Record> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    static SEQUENCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     if watched.is_empty() {
         return None;
     }
-    let (pid, started) = this_process();
-    let sequence = SEQUENCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = tmp_base.join(format!("{}{pid}-{started}-{sequence}", prefix()));
-    let mut text = Vec::new();
-    for field in [
-        HEADER,
-        pid.to_string().as_bytes(),
-        started.to_string().as_bytes(),
-        root.as_os_str().as_bytes(),
-    ] {
-        push(&mut text, field);
+    let mut logs = LOGS.lock().unwrap_or_else(PoisonError::into_inner);
+    let logs = logs.get_or_insert_with(HashMap::new);
+    if !logs.contains_key(tmp_base) {
+        logs.insert(tmp_base.to_path_buf(), open(tmp_base)?);
     }
+    let log = logs.get_mut(tmp_base)?;
+    let call = log.next;
+    let mut entry = Vec::new();
+    push(&mut entry, BEGIN);
+    push(&mut entry, call.to_string().as_bytes());
+    push(&mut entry, root.as_os_str().as_bytes());
     for Watched { path, was } in watched {
-        push(&mut text, path.as_os_str().as_bytes());
+        push(&mut entry, path.as_os_str().as_bytes());
         match was {
-            None => push(&mut text, b"missing"),
+            None => push(&mut entry, b"missing"),
             Some(identity) => {
-                push(&mut text, b"present");
-                push(&mut text, identity.dev.to_string().as_bytes());
-                push(&mut text, identity.ino.to_string().as_bytes());
+                push(&mut entry, b"present");
+                push(&mut entry, identity.dev.to_string().as_bytes());
+                push(&mut entry, identity.ino.to_string().as_bytes());
                 let born = identity
                     .born
                     .and_then(|born| born.duration_since(std::time::UNIX_EPOCH).ok())
                     .map_or(String::new(), |born| born.as_nanos().to_string());
-                push(&mut text, born.as_bytes());
+                push(&mut entry, born.as_bytes());
                 let leads_to = identity.leads_to.as_deref().unwrap_or(Path::new(""));
-                push(&mut text, leads_to.as_os_str().as_bytes());
+                push(&mut entry, leads_to.as_os_str().as_bytes());
             }
         }
     }
-    push(&mut text, END);
-    // A name taken (by another user: the folder is shared) leaves the call
-    // without a record, as it was before records.
-    let mut file = std::fs::OpenOptions::new()
+    push(&mut entry, END);
+    log.file.write_all_at(&entry, log.end).ok()?;
+    log.end += entry.len() as u64;
+    log.running += 1;
+    log.next += 1;
+    Some(Record {
+        tmp_base: tmp_base.to_path_buf(),
+        call,
+    })
+}
+
+/// Makes this process's log under `tmp_base`; `None` when the name is
+/// taken (by another user: the folder is shared) or nothing can be made.
+fn open(tmp_base: &Path) -> Option<Log> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let (pid, started) = this_process();
+    let path = tmp_base.join(format!("{}{pid}-{started}", prefix()));
+    let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .open(&path)
+        .open(path)
         .ok()?;
-    let record = Record { path };
-    file.write_all(&text).ok()?;
-    Some(record)
+    let mut header = Vec::new();
+    push(&mut header, HEADER);
+    file.write_all_at(&header, 0).ok()?;
+    Some(Log {
+        file,
+        end: header.len() as u64,
+        running: 0,
+        next: 0,
+    })
 }
 
 /// Appends `field` and its terminating NUL (no field holds one: paths and
@@ -126,32 +188,57 @@ fn push(text: &mut Vec<u8>, field: &[u8]) {
     text.push(0);
 }
 
-/// A record read back: the root and what its call watched.
-struct Recorded {
-    pid: u32,
-    started: u64,
+/// A call's start read back from a log.
+struct Started {
+    call: u64,
     root: PathBuf,
     watched: Vec<Watched>,
 }
 
-/// Reads a record; `None` for anything that is not one whole.
-fn read(text: &[u8]) -> Option<Recorded> {
+/// The calls of a log that started and did not end (a start cut short
+/// while it was written, the log's last entry, is no call: its program had
+/// not started); `None` when the text is no log.
+fn cut_short(text: &[u8]) -> Option<Vec<Started>> {
     let mut fields = text.split(|&b| b == 0);
     if fields.next()? != HEADER {
         return None;
     }
-    let number = |field: &[u8]| std::str::from_utf8(field).ok()?.parse::<u64>().ok();
-    let pid = u32::try_from(number(fields.next()?)?).ok()?;
-    let started = number(fields.next()?)?;
+    let mut open: Vec<Started> = Vec::new();
+    loop {
+        match fields.next() {
+            Some(kind) if kind == BEGIN => match read_start(&mut fields) {
+                Some(started) => open.push(started),
+                None => return Some(open),
+            },
+            Some(kind) if kind == DONE => {
+                let Some(call) = fields.next().and_then(number) else {
+                    return Some(open);
+                };
+                open.retain(|started| started.call != call);
+            }
+            // The end of the log (the last NUL leaves one empty field), or
+            // an entry cut short.
+            _ => return Some(open),
+        }
+    }
+}
+
+/// A number field.
+fn number(field: &[u8]) -> Option<u64> {
+    std::str::from_utf8(field).ok()?.parse().ok()
+}
+
+/// The rest of a call's start, after its first field; `None` when it is
+/// cut short or malformed.
+fn read_start<'a>(fields: &mut impl Iterator<Item = &'a [u8]>) -> Option<Started> {
+    let call = number(fields.next()?)?;
     let root = PathBuf::from(OsStr::from_bytes(fields.next()?));
     let mut watched = Vec::new();
     loop {
         let path = fields.next()?;
         if path == END {
-            // The last field's NUL leaves one empty field, then nothing.
-            return (fields.next() == Some(b"") && fields.next().is_none()).then_some(Recorded {
-                pid,
-                started,
+            return Some(Started {
+                call,
                 root,
                 watched,
             });
@@ -164,11 +251,9 @@ fn read(text: &[u8]) -> Option<Recorded> {
                 let ino = number(fields.next()?)?;
                 let born = match fields.next()? {
                     b"" => None,
-                    nanos => {
-                        let nanos = std::str::from_utf8(nanos).ok()?.parse::<u128>().ok()?;
-                        let nanos = u64::try_from(nanos).ok()?;
-                        Some(std::time::UNIX_EPOCH + std::time::Duration::from_nanos(nanos))
-                    }
+                    nanos => Some(
+                        std::time::UNIX_EPOCH + std::time::Duration::from_nanos(number(nanos)?),
+                    ),
                 };
                 let leads_to = match fields.next()? {
                     b"" => None,
@@ -188,9 +273,10 @@ fn read(text: &[u8]) -> Option<Recorded> {
 }
 
 /// Sets aside what calls on `root` cut short with their integrator left at
-/// their protected paths (see [`super::set_aside`]), and forgets their
-/// records; a record of a process still alive (its call may still run) is
-/// left alone, and so are those of other roots.
+/// their protected paths (see [`super::set_aside`]). The log of a process
+/// still alive is left alone (its calls may still run); one of a process
+/// gone gets the end of each call set aside, and is removed once no call of
+/// it is left to set aside (another root's).
 pub(crate) fn recover(tmp_base: &Path, root: &Path) -> Vec<crate::SetAside> {
     use std::os::unix::fs::MetadataExt;
     let Ok(entries) = std::fs::read_dir(tmp_base) else {
@@ -204,11 +290,21 @@ pub(crate) fn recover(tmp_base: &Path, root: &Path) -> Vec<crate::SetAside> {
             continue;
         };
         // Claimed by a kernel being built: left to it while it lives.
-        if let Some((_, claimer)) = name.split_once(".claimed-")
-            && claimer
-                .parse::<u32>()
-                .is_ok_and(|pid| start_time(pid).is_some())
+        let (base, claimer) = name.split_once(".claimed-").unwrap_or((name, ""));
+        if claimer
+            .parse::<u32>()
+            .is_ok_and(|pid| start_time(pid).is_some())
         {
+            continue;
+        }
+        // The log of a process still alive.
+        let writer = base.split_once('-').and_then(|(pid, started)| {
+            Some((pid.parse::<u32>().ok()?, number(started.as_bytes())?))
+        });
+        let Some((pid, started)) = writer else {
+            continue;
+        };
+        if start_time(pid).is_some_and(|now| now == started) {
             continue;
         }
         let path = entry.path();
@@ -216,32 +312,39 @@ pub(crate) fn recover(tmp_base: &Path, root: &Path) -> Vec<crate::SetAside> {
             continue;
         };
         // Only a file of this user that no other can have written.
-        if !meta.is_file() || meta.uid() != uid || meta.mode() & 0o022 != 0 || meta.len() > 1 << 20
+        if !meta.is_file() || meta.uid() != uid || meta.mode() & 0o022 != 0 || meta.len() > 64 << 20
         {
             continue;
         }
-        let Ok(text) = std::fs::read(&path) else {
-            continue;
-        };
-        let Some(recorded) = read(&text) else {
-            // Not a record (cut short while it was written): nothing to do.
-            let _ = std::fs::remove_file(&path);
-            continue;
-        };
-        if recorded.root != root
-            || start_time(recorded.pid).is_some_and(|now| now == recorded.started)
-        {
-            continue;
-        }
-        // Claimed by renaming it: of two kernels built at once, one sets
-        // aside.
-        let base = name.split_once(".claimed-").map_or(name, |(base, _)| base);
+        // Claimed by renaming it: of two kernels built at once, one reads it.
         let claimed = tmp_base.join(format!("{prefix}{base}.claimed-{}", std::process::id()));
         if std::fs::rename(&path, &claimed).is_err() {
             continue;
         }
-        done.extend(super::set_aside(root, &recorded.watched));
-        let _ = std::fs::remove_file(&claimed);
+        let calls = std::fs::read(&claimed)
+            .ok()
+            .and_then(|text| cut_short(&text))
+            .unwrap_or_default();
+        let (ours, others): (Vec<Started>, Vec<Started>) =
+            calls.into_iter().partition(|started| started.root == root);
+        for started in &ours {
+            done.extend(super::set_aside(root, &started.watched));
+        }
+        if others.is_empty() {
+            let _ = std::fs::remove_file(&claimed);
+            continue;
+        }
+        // Left for kernels of the other roots: this root's calls marked
+        // ended, the log given its name back.
+        if let Ok(file) = std::fs::OpenOptions::new().append(true).open(&claimed) {
+            let mut entries = Vec::new();
+            for started in &ours {
+                push(&mut entries, DONE);
+                push(&mut entries, started.call.to_string().as_bytes());
+            }
+            let _ = std::io::Write::write_all(&mut &file, &entries);
+        }
+        let _ = std::fs::rename(&claimed, &path);
     }
     done
 }
@@ -250,10 +353,11 @@ pub(crate) fn recover(tmp_base: &Path, root: &Path) -> Vec<crate::SetAside> {
 mod tests {
     use super::*;
 
-    /// A record reads back as it was written, and anything cut short or
-    /// altered reads as no record.
+    /// A log reads back as it was written: the calls started and not
+    /// ended, each whole; a start cut short while it was written is no
+    /// call.
     #[test]
-    fn a_record_reads_back_whole_or_not_at_all() {
+    fn a_log_reads_back_the_calls_cut_short() {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("ws");
         std::fs::create_dir(&root).unwrap();
@@ -270,21 +374,36 @@ mod tests {
             present("link"),
             present("."),
         ];
-        let record = begin(tmp.path(), &root, &watched).unwrap();
-        let text = std::fs::read(&record.path).unwrap();
-        let recorded = read(&text).unwrap();
-        assert_eq!(recorded.root, root);
-        assert_eq!(recorded.pid, std::process::id());
-        assert_eq!(recorded.watched.len(), 3);
-        for (back, was) in recorded.watched.iter().zip(&watched) {
+        let first = begin(tmp.path(), &root, &watched).unwrap();
+        let second = begin(tmp.path(), &root, &watched[..1]).unwrap();
+        drop(first);
+        let (pid, started) = this_process();
+        let log = tmp.path().join(format!("{}{pid}-{started}", prefix()));
+        let text = std::fs::read(&log).unwrap();
+        let open = cut_short(&text).unwrap();
+        assert_eq!(open.len(), 1);
+        assert_eq!(open[0].call, second.call);
+        assert_eq!(open[0].root, root);
+        assert_eq!(open[0].watched.len(), 1);
+        assert_eq!(open[0].watched[0].was, None);
+        // The first call's start, read whole, as written.
+        let mut fields = text.split(|&b| b == 0).skip(2);
+        let back = read_start(&mut fields).unwrap();
+        for (back, was) in back.watched.iter().zip(&watched) {
             assert_eq!(back.path, was.path);
             assert_eq!(back.was, was.was);
         }
+        // Cut anywhere, the log holds no call but those started whole.
         for cut in 0..text.len() {
-            assert!(read(&text[..cut]).is_none(), "cut at {cut}");
+            let open = cut_short(&text[..cut]).unwrap_or_default();
+            assert!(open.len() <= 2, "cut at {cut}");
+            assert!(
+                open.iter()
+                    .all(|s| s.watched.len() == 3 || s.watched.len() == 1)
+            );
         }
-        let path = record.path.clone();
-        drop(record);
-        assert!(!path.exists(), "a record outlived its call");
+        drop(second);
+        let text = std::fs::read(&log).unwrap();
+        assert!(cut_short(&text).unwrap().is_empty());
     }
 }

@@ -1148,9 +1148,11 @@ fn sort_files_in_tmp() -> std::collections::BTreeSet<std::ffi::OsString> {
 /// call: nothing is left there, nor in `/tmp`.
 fn a_sort_killed_at_its_timeout_leaves_no_temporary_file() {
     let world = World::new();
-    let mut input = String::with_capacity(32 << 20);
+    // Large enough that no machine sorts it within the timeout, small
+    // enough that its spilled runs fit in a call's temporary folder.
+    let mut input = String::with_capacity(48 << 20);
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    for _ in 0..(1 << 20) {
+    for _ in 0..(3 << 19) {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
@@ -1158,7 +1160,7 @@ fn a_sort_killed_at_its_timeout_leaves_no_temporary_file() {
     }
     std::fs::write(world.ws("big.txt"), input).unwrap();
     let limits = support::limits()
-        .with_timeout(Duration::from_millis(700))
+        .with_timeout(Duration::from_millis(500))
         .with_grace(Duration::ZERO);
     let argv = ["sort", "-S", "64K", "big.txt"];
     let before = sort_files_in_tmp();
