@@ -192,11 +192,7 @@ impl Raw {
 
     /// `initialize`, answered, then `notifications/initialized`.
     fn initialize(&mut self) {
-        self.send(
-            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}}),
-        );
+        self.send(&initialize_request("raw"));
         assert_eq!(self.recv(Duration::from_secs(20))["id"], 0);
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     }
@@ -256,6 +252,13 @@ fn exit_code_within(child: &mut Child, proc: Proc, bound: Duration) -> Option<i3
     }
     let status = child.wait().unwrap();
     exited.then(|| status.code()).flatten()
+}
+
+/// An `initialize` request of id 0 from client `name`.
+fn initialize_request(name: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": name, "version": "0"}}})
 }
 
 /// `jig --root EXAMPLE --tools TOOLS mcp MCP_ARGS`, to be given its stdio.
@@ -348,9 +351,7 @@ fn closing_stdout_while_a_call_runs_cancels_it_at_once() {
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     for message in [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}}),
+        initialize_request("raw"),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "nap", "arguments": {"seconds": 60}}}),
@@ -389,14 +390,7 @@ fn a_stdout_that_cannot_be_written_is_an_error() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}})
-    )
-    .unwrap();
+    writeln!(stdin, "{}", initialize_request("raw")).unwrap();
     std::thread::sleep(Duration::from_millis(500));
     drop(stdin);
     let output = child.wait_with_output().unwrap();
@@ -672,9 +666,7 @@ fn requests_from_a_file_or_a_pipe_get_the_same_answers() {
     let tools = tools_dir(&[("nap.tool.json", NAP)]);
     let mut requests = String::new();
     for message in [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "file", "version": "0"}}}),
+        initialize_request("file"),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                "params": {"name": "nap", "arguments": {"seconds": 0}}}),
