@@ -192,9 +192,10 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     let writes = request.access == Access::WriteWorkspace;
     let (protected, masked) = if confinement.namespaces {
         let mut protected = protected_mounts(request.root, request.read_only, writes);
-        let hidden = masked_files(request.root, request.mask)?;
+        let (hidden, links) = masked_files(request.root, request.mask)?;
         if writes {
-            pin_folders_of(request.root, &hidden, &mut protected.pinned);
+            let holding: Vec<_> = hidden.iter().chain(&links).cloned().collect();
+            pin_folders_of(request.root, &holding, &mut protected.pinned);
         }
         let masked: Vec<CString> = hidden.iter().filter_map(|f| super::c_path(f)).collect();
         (protected, masked)
@@ -614,16 +615,17 @@ pub(crate) const MAX_MASKED: usize = 1024;
 
 /// The files in the root and the folders right below it whose names
 /// `mask` accepts (regular files; a link with such a name stands for the
-/// file of the workspace it leads to). More than [`MAX_MASKED`] is an
-/// error: the rest could not be hidden.
+/// file of the workspace it leads to), and those links. More than
+/// [`MAX_MASKED`] files is an error: the rest could not be hidden.
 fn masked_files(
     root: &Path,
     mask: Option<fn(&str) -> bool>,
-) -> Result<Vec<std::path::PathBuf>, KernelError> {
+) -> Result<(Vec<std::path::PathBuf>, Vec<std::path::PathBuf>), KernelError> {
     let Some(mask) = mask else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
     let mut found = Vec::new();
+    let mut links = Vec::new();
     let mut scan = |dir: &Path, descend: bool| -> Vec<std::path::PathBuf> {
         let mut subdirs = Vec::new();
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -647,6 +649,7 @@ fn masked_files(
                     && target.is_file()
                 {
                     found.push(target);
+                    links.push(entry.path());
                 }
             } else if descend && kind.is_dir() && name != ".git" {
                 subdirs.push(entry.path());
@@ -662,13 +665,14 @@ fn masked_files(
     if found.len() > MAX_MASKED {
         return Err(KernelError::TooManySecretFiles { limit: MAX_MASKED });
     }
-    Ok(found)
+    Ok((found, links))
 }
 
 /// Pins (binds on itself, so that it cannot be renamed) every folder below
-/// the root that holds a hidden file: a call that may write could
-/// otherwise move one, the hidden file with it, deeper than the next
-/// call's search for them looks. Outer folders stay first.
+/// the root that holds a hidden file or a link to one: a call that may
+/// write could otherwise move one, the hidden file or the link with it,
+/// deeper than the next call's search for them looks. Outer folders stay
+/// first.
 fn pin_folders_of(root: &Path, hidden: &[std::path::PathBuf], pinned: &mut Vec<CString>) {
     for folder in hidden.iter().filter_map(|file| file.parent()) {
         if folder == root {

@@ -1301,6 +1301,19 @@ fn protected_paths_and_secret_files() {
         }
         moved
     });
+    // So is a folder holding a link named as a secret file.
+    twice("move a folder holding a secret's link deeper", |on| {
+        run(
+            on,
+            Access::WriteWorkspace,
+            "import os\ntry: os.rename('app', 'deeper/down/app')\nexcept OSError as error: print(error)",
+        );
+        let moved = world.ws("deeper/down/app").exists();
+        if moved {
+            std::fs::rename(world.ws("deeper/down/app"), world.ws("app")).unwrap();
+        }
+        moved
+    });
     // More secret files than a call hides: no program runs (one could read
     // those past the limit); without containment nothing is hidden anyway.
     let many = |on: bool| {
