@@ -165,6 +165,24 @@ fn privileged_mode_calls() -> Vec<(i64, u8)> {
     calls
 }
 
+/// The calls that make a file with a mode, each with the index of its mode
+/// argument and, where the mode counts only when a flag says the call
+/// makes a file, of its flags argument.
+fn creating_calls() -> Vec<(i64, u8, Option<u8>)> {
+    let mut calls = vec![(libc::SYS_openat, 3, Some(2)), (libc::SYS_mknodat, 2, None)];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([
+        (libc::SYS_open, 2, Some(1)),
+        (libc::SYS_creat, 1, None),
+        (libc::SYS_mknod, 1, None),
+    ]);
+    calls
+}
+
+/// The flags with which `open` makes a file: `O_CREAT`, and `O_TMPFILE`'s
+/// own bit (the file made unnamed, then linked in).
+const MAKES_A_FILE: [u64; 2] = [libc::O_CREAT as u64, 0o2000_0000];
+
 /// When `socketpair` is refused: a pair of connected Unix stream or
 /// seqpacket sockets reaches nothing outside the call (the operating system
 /// ignores or refuses an address given to their `sendto` and `sendmsg`);
@@ -185,8 +203,17 @@ fn socketpair_refused() -> Option<Vec<SeccompRule>> {
 /// The rule that holds when the 32-bit argument `arg` compares to `value`
 /// by `op`.
 fn when(arg: u8, op: SeccompCmpOp, value: u64) -> Option<SeccompRule> {
-    let condition = SeccompCondition::new(arg, SeccompCmpArgLen::Dword, op, value).ok()?;
-    SeccompRule::new(vec![condition]).ok()
+    when_all(&[(arg, op, value)])
+}
+
+/// The rule that holds when each 32-bit argument compares to its value.
+fn when_all(checks: &[(u8, SeccompCmpOp, u64)]) -> Option<SeccompRule> {
+    let mut conditions = Vec::new();
+    for (arg, op, value) in checks {
+        conditions
+            .push(SeccompCondition::new(*arg, SeccompCmpArgLen::Dword, op.clone(), *value).ok()?);
+    }
+    SeccompRule::new(conditions).ok()
 }
 
 /// Compiles the filter for runs of `access`; `None` on an architecture the
@@ -217,13 +244,34 @@ fn compile_with(access: Access, tree: bool) -> Option<BpfProgram> {
         // integrator's user (root's, when jig runs as root) that any local
         // user could run with that user's rights. Other modes are the
         // program's to set in the workspace (a read-only run sets none).
+        let bits = [u64::from(libc::S_ISUID), u64::from(libc::S_ISGID)];
         for (call, mode) in privileged_mode_calls() {
             let mut refused_when = Vec::new();
-            for bit in [u64::from(libc::S_ISUID), u64::from(libc::S_ISGID)] {
+            for bit in bits {
                 refused_when.push(when(mode, SeccompCmpOp::MaskedEq(bit), bit)?);
             }
             rules.insert(call, refused_when);
         }
+        // Nor does a file made with such a mode (empty, but a root process
+        // writing into it afterwards keeps the bit).
+        for (call, mode, flags) in creating_calls() {
+            let mut refused_when = Vec::new();
+            for bit in bits {
+                let mode_bit = (mode, SeccompCmpOp::MaskedEq(bit), bit);
+                match flags {
+                    None => refused_when.push(when_all(&[mode_bit])?),
+                    Some(flags) => {
+                        for makes in MAKES_A_FILE {
+                            let made = (flags, SeccompCmpOp::MaskedEq(makes), makes);
+                            refused_when.push(when_all(&[made, mode_bit.clone()])?);
+                        }
+                    }
+                }
+            }
+            rules.insert(call, refused_when);
+        }
+        // `openat2` carries its mode in a structure the filter cannot read.
+        rules.insert(libc::SYS_openat2, Vec::new());
     }
     // Limits and scheduling of another process of the same user: the
     // call's init is one (it counts the call's processes where nothing else
@@ -519,7 +567,8 @@ mod tests {
                         .map(|call| call as u32);
                         let mode_call = privileged_mode_calls()
                             .iter()
-                            .any(|(call, _)| *call as u32 == nr);
+                            .any(|(call, _)| *call as u32 == nr)
+                            || creating_calls().iter().any(|(call, ..)| *call as u32 == nr);
                         if got == 0x7fff_0000 && !ruled.contains(&nr) && !mode_call {
                             longest = longest.max(steps);
                         }
@@ -530,7 +579,7 @@ mod tests {
             // Short, so that compiling it to machine code stays cheap: the
             // refused calls cost a few instructions each, not a chain.
             assert!(
-                fast.len() <= 240 && fast.len() * 4 < plain.len() * 3,
+                fast.len() <= 400 && fast.len() * 4 < plain.len() * 3,
                 "{} instructions, {} without the tree",
                 fast.len(),
                 plain.len()
@@ -608,6 +657,35 @@ mod tests {
                 );
             }
         }
+        // A file made with such a mode, in a write run: refused only when
+        // the call makes a file (a mode passed without O_CREAT is noise).
+        for (nr, at, flags) in creating_calls() {
+            for (made, mode) in [
+                (true, 0o644),
+                (true, 0o4755),
+                (true, 0o2755),
+                (false, 0o4755),
+            ] {
+                for makes in MAKES_A_FILE {
+                    let mut args = [3, 0x1000, 0x2000, 0, 0, 0];
+                    args[usize::from(at)] = mode;
+                    if let Some(flags) = flags {
+                        args[usize::from(flags)] = if made { makes | 1 } else { 1 };
+                    }
+                    let refused = mode & 0o6000 != 0 && (made || flags.is_none());
+                    let want = if refused {
+                        0x0005_0000 | REFUSED
+                    } else {
+                        0x7fff_0000
+                    };
+                    assert_eq!(verdict(&write, nr, args), want, "{nr} {mode:o} {made}");
+                }
+            }
+        }
+        assert_eq!(
+            verdict(&write, libc::SYS_openat2, [3, 0x1000, 0x2000, 24, 0, 0]),
+            0x0005_0000 | REFUSED
+        );
         assert_eq!(read_only[4].k, X32_SYSCALL_BIT);
         let pinned = pinned(
             &read_only,

@@ -653,6 +653,15 @@ fn masked_files(
                 }
             } else if descend && kind.is_dir() && name != ".git" {
                 subdirs.push(entry.path());
+            } else if descend
+                && kind.is_symlink()
+                && std::fs::canonicalize(entry.path())
+                    .is_ok_and(|target| target.starts_with(root) && target.is_dir())
+            {
+                // A folder of the root reached through a link: what is in
+                // it is one folder below the root by the path a program
+                // names.
+                subdirs.push(entry.path());
             }
         }
         subdirs
@@ -669,19 +678,24 @@ fn masked_files(
 }
 
 /// Pins (binds on itself, so that it cannot be renamed) every folder below
-/// the root that holds a hidden file or a link to one: a call that may
-/// write could otherwise move one, the hidden file or the link with it,
-/// deeper than the next call's search for them looks. Outer folders stay
-/// first.
+/// the root above a hidden file or a link to one: a call that may write
+/// could otherwise move one, the hidden file or the link with it, deeper
+/// than the next call's search for them looks. Outer folders stay first.
 fn pin_folders_of(root: &Path, hidden: &[std::path::PathBuf], pinned: &mut Vec<CString>) {
-    for folder in hidden.iter().filter_map(|file| file.parent()) {
-        if folder == root {
-            continue;
-        }
-        if let Some(c) = super::c_path(folder)
-            && !pinned.contains(&c)
-        {
-            pinned.push(c);
+    for path in hidden {
+        // Every folder between the root and the file, by the names a
+        // program could rename (the path as found) and where the file is
+        // (through links: a link's target, a folder reached through one).
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        for folder in path.ancestors().skip(1).chain(real.ancestors().skip(1)) {
+            if !folder.starts_with(root) || folder == root {
+                continue;
+            }
+            if let Some(c) = super::c_path(folder)
+                && !pinned.contains(&c)
+            {
+                pinned.push(c);
+            }
         }
     }
     pinned.sort_by_key(|folder| folder.as_bytes().iter().filter(|&&b| b == b'/').count());

@@ -404,8 +404,10 @@ fn send_a_datagram_to_a_unix_socket_outside() {
 }
 
 /// A write call may set the modes of its workspace's files, but not the
-/// set-user-id or set-group-id bit: a copy of a program made set-user-id
-/// by a call of an integrator running as root is root for any local user.
+/// set-user-id or set-group-id bit, by a mode change or by making a file
+/// with it: a copy of a program made set-user-id by a call of an
+/// integrator running as root is root for any local user (and an empty
+/// file made so keeps the bit when root writes a program into it).
 fn make_a_set_user_id_program_in_a_write_call() {
     let world = World::new();
     let script = "import os, shutil\n\
@@ -417,6 +419,11 @@ fn make_a_set_user_id_program_in_a_write_call() {
                   \x20   try: os.fchmod(fd, mode)\n\
                   \x20   except OSError as error: print(error)\n\
                   \x20   os.close(fd)\n\
+                  os.umask(0)\n\
+                  try: os.close(os.open('made', os.O_CREAT | os.O_WRONLY, 0o4755))\n\
+                  except OSError as error: print(error)\n\
+                  try: os.mknod('node', 0o102755)\n\
+                  except OSError as error: print(error)\n\
                   open('plain', 'w').write('x')\n\
                   os.chmod('plain', 0o700)\n";
     let privileged = |name: &str| {
@@ -424,11 +431,11 @@ fn make_a_set_user_id_program_in_a_write_call() {
     };
     twice("make a set-user-id program", |on| {
         run_py(&world, on, Access::WriteWorkspace, script);
-        let made = ["uid", "gid", "both"].into_iter().any(privileged);
-        for name in ["uid", "gid", "both", "plain"] {
-            if name != "plain" {
-                let _ = std::fs::remove_file(world.ws(name));
-            }
+        let made = ["uid", "gid", "both", "made", "node"]
+            .into_iter()
+            .any(privileged);
+        for name in ["uid", "gid", "both", "made", "node"] {
+            let _ = std::fs::remove_file(world.ws(name));
         }
         made
     });
@@ -1300,6 +1307,27 @@ fn protected_paths_and_secret_files() {
             std::fs::rename(world.ws("deeper/down/sub"), world.ws("sub")).unwrap();
         }
         moved
+    });
+    // So is every folder above the file a link leads to.
+    twice("move a folder above a linked secret deeper", |on| {
+        run(
+            on,
+            Access::WriteWorkspace,
+            "import os\ntry: os.rename('envs', 'deeper/down/envs')\nexcept OSError as error: print(error)",
+        );
+        let moved = world.ws("deeper/down/envs").exists();
+        if moved {
+            std::fs::rename(world.ws("deeper/down/envs"), world.ws("envs")).unwrap();
+        }
+        moved
+    });
+    // A folder reached through a link from the root is one below it by
+    // the path a program names.
+    std::fs::create_dir_all(world.ws("real/deep/config")).unwrap();
+    std::fs::write(world.ws("real/deep/config/.env"), "SECRET=through\n").unwrap();
+    std::os::unix::fs::symlink("real/deep/config", world.ws("config")).unwrap();
+    twice("read a secret file in a linked folder", |on| {
+        run(on, Access::ReadOnly, "print(open('config/.env').read())").contains("SECRET=through")
     });
     // So is a folder holding a link named as a secret file.
     twice("move a folder holding a secret's link deeper", |on| {
