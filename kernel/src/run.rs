@@ -201,7 +201,7 @@ fn supervise_contained<S: AsRef<OsStr>>(
     let (watch, status) = status;
     drop(started.tmp);
     drop(started.cgroup);
-    let set_aside = contain::set_aside(kernel.root(), &started.watched);
+    let set_aside = contain::set_aside(kernel.root(), &started.watched, None);
     // Done: the record kept in case the integrator died first goes.
     drop(started.record);
     let mut outcome = watch.into_outcome(

@@ -114,7 +114,12 @@ fn start_time(pid: u32) -> Option<u64> {
 /// (nothing to record, or the log cannot be written) leaves the call as it
 /// was: its set-aside still runs when it ends, unless the integrator is
 /// killed.
-pub(crate) fn begin(tmp_base: &Path, root: &Path, watched: &[Watched]) -> Option<Record> {
+pub(crate) fn begin(
+    tmp_base: &Path,
+    root: &Path,
+    watched: &[Watched],
+    ends_by: std::time::SystemTime,
+) -> Option<Record> {
     if watched.is_empty() {
         return None;
     }
@@ -129,21 +134,17 @@ pub(crate) fn begin(tmp_base: &Path, root: &Path, watched: &[Watched]) -> Option
     push(&mut entry, BEGIN);
     push(&mut entry, call.to_string().as_bytes());
     push(&mut entry, root.as_os_str().as_bytes());
+    // The root itself (a folder made again at the same path is another
+    // workspace), and when the call is over at the latest.
+    push_identity(&mut entry, &super::start::identity(root)?);
+    push(&mut entry, nanos(ends_by).as_bytes());
     for Watched { path, was } in watched {
         push(&mut entry, path.as_os_str().as_bytes());
         match was {
             None => push(&mut entry, b"missing"),
             Some(identity) => {
                 push(&mut entry, b"present");
-                push(&mut entry, identity.dev.to_string().as_bytes());
-                push(&mut entry, identity.ino.to_string().as_bytes());
-                let born = identity
-                    .born
-                    .and_then(|born| born.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map_or(String::new(), |born| born.as_nanos().to_string());
-                push(&mut entry, born.as_bytes());
-                let leads_to = identity.leads_to.as_deref().unwrap_or(Path::new(""));
-                push(&mut entry, leads_to.as_os_str().as_bytes());
+                push_identity(&mut entry, identity);
             }
         }
     }
@@ -181,6 +182,23 @@ fn open(tmp_base: &Path) -> Option<Log> {
     })
 }
 
+/// Appends what names a file: its device, inode, birth time and where it
+/// leads (empty when none).
+fn push_identity(entry: &mut Vec<u8>, identity: &Identity) {
+    push(entry, identity.dev.to_string().as_bytes());
+    push(entry, identity.ino.to_string().as_bytes());
+    push(entry, identity.born.map_or(String::new(), nanos).as_bytes());
+    let leads_to = identity.leads_to.as_deref().unwrap_or(Path::new(""));
+    push(entry, leads_to.as_os_str().as_bytes());
+}
+
+/// A time as nanoseconds since the epoch.
+fn nanos(time: std::time::SystemTime) -> String {
+    time.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos())
+        .to_string()
+}
+
 /// Appends `field` and its terminating NUL (no field holds one: paths and
 /// numbers).
 fn push(text: &mut Vec<u8>, field: &[u8]) {
@@ -192,6 +210,10 @@ fn push(text: &mut Vec<u8>, field: &[u8]) {
 struct Started {
     call: u64,
     root: PathBuf,
+    /// What the root was.
+    root_was: Identity,
+    /// When the call was over at the latest.
+    ends_by: std::time::SystemTime,
     watched: Vec<Watched>,
 }
 
@@ -233,6 +255,8 @@ fn number(field: &[u8]) -> Option<u64> {
 fn read_start<'a>(fields: &mut impl Iterator<Item = &'a [u8]>) -> Option<Started> {
     let call = number(fields.next()?)?;
     let root = PathBuf::from(OsStr::from_bytes(fields.next()?));
+    let root_was = read_identity(fields)?;
+    let ends_by = time(fields.next()?)?;
     let mut watched = Vec::new();
     loop {
         let path = fields.next()?;
@@ -240,36 +264,44 @@ fn read_start<'a>(fields: &mut impl Iterator<Item = &'a [u8]>) -> Option<Started
             return Some(Started {
                 call,
                 root,
+                root_was,
+                ends_by,
                 watched,
             });
         }
         let path = PathBuf::from(OsStr::from_bytes(path));
         let was = match fields.next()? {
             b"missing" => None,
-            b"present" => {
-                let dev = number(fields.next()?)?;
-                let ino = number(fields.next()?)?;
-                let born = match fields.next()? {
-                    b"" => None,
-                    nanos => Some(
-                        std::time::UNIX_EPOCH + std::time::Duration::from_nanos(number(nanos)?),
-                    ),
-                };
-                let leads_to = match fields.next()? {
-                    b"" => None,
-                    target => Some(PathBuf::from(OsStr::from_bytes(target))),
-                };
-                Some(Identity {
-                    dev,
-                    ino,
-                    born,
-                    leads_to,
-                })
-            }
+            b"present" => Some(read_identity(fields)?),
             _ => return None,
         };
         watched.push(Watched { path, was });
     }
+}
+
+/// A time written by [`nanos`].
+fn time(field: &[u8]) -> Option<std::time::SystemTime> {
+    Some(std::time::UNIX_EPOCH + std::time::Duration::from_nanos(number(field)?))
+}
+
+/// What names a file, as [`push_identity`] wrote it.
+fn read_identity<'a>(fields: &mut impl Iterator<Item = &'a [u8]>) -> Option<Identity> {
+    let dev = number(fields.next()?)?;
+    let ino = number(fields.next()?)?;
+    let born = match fields.next()? {
+        b"" => None,
+        nanos => Some(time(nanos)?),
+    };
+    let leads_to = match fields.next()? {
+        b"" => None,
+        target => Some(PathBuf::from(OsStr::from_bytes(target))),
+    };
+    Some(Identity {
+        dev,
+        ino,
+        born,
+        leads_to,
+    })
 }
 
 /// Sets aside what calls on `root` cut short with their integrator left at
@@ -327,8 +359,17 @@ pub(crate) fn recover(tmp_base: &Path, root: &Path) -> Vec<crate::SetAside> {
             .unwrap_or_default();
         let (ours, others): (Vec<Started>, Vec<Started>) =
             calls.into_iter().partition(|started| started.root == root);
+        // A root made again since is another workspace: nothing of the
+        // call is there.
+        let root_now = super::start::identity(root);
         for started in &ours {
-            done.extend(super::set_aside(root, &started.watched));
+            if root_now.as_ref() == Some(&started.root_was) {
+                done.extend(super::set_aside(
+                    root,
+                    &started.watched,
+                    Some(started.ends_by),
+                ));
+            }
         }
         if others.is_empty() {
             let _ = std::fs::remove_file(&claimed);
@@ -374,8 +415,9 @@ mod tests {
             present("link"),
             present("."),
         ];
-        let first = begin(tmp.path(), &root, &watched).unwrap();
-        let second = begin(tmp.path(), &root, &watched[..1]).unwrap();
+        let ends_by = std::time::SystemTime::now();
+        let first = begin(tmp.path(), &root, &watched, ends_by).unwrap();
+        let second = begin(tmp.path(), &root, &watched[..1], ends_by).unwrap();
         drop(first);
         let (pid, started) = this_process();
         let log = tmp.path().join(format!("{}{pid}-{started}", prefix()));
@@ -384,6 +426,11 @@ mod tests {
         assert_eq!(open.len(), 1);
         assert_eq!(open[0].call, second.call);
         assert_eq!(open[0].root, root);
+        assert_eq!(open[0].ends_by, ends_by);
+        assert_eq!(
+            Some(&open[0].root_was),
+            super::super::start::identity(&root).as_ref()
+        );
         assert_eq!(open[0].watched.len(), 1);
         assert_eq!(open[0].watched[0].was, None);
         // The first call's start, read whole, as written.

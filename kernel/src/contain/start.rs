@@ -316,7 +316,12 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     // Recorded before the program starts: if the integrator is killed
     // before this call's set-aside, the next kernel on this root does it.
     let record = if writes {
-        super::journal::begin(request.tmp_base, request.root, &protected.watched)
+        // Nothing of the call outlives its timeout, grace and teardown.
+        let ends_by = std::time::SystemTime::now()
+            + request.limits.timeout
+            + request.limits.grace
+            + std::time::Duration::from_secs(10);
+        super::journal::begin(request.tmp_base, request.root, &protected.watched, ends_by)
     } else {
         None
     };
@@ -454,11 +459,26 @@ fn protected_mounts(root: &Path, paths: &[std::path::PathBuf], writes: bool) -> 
 /// naming a program, a descriptor tool), and nothing of it is lost; where
 /// no name can be had, it is removed. Every process of the call has ended:
 /// nothing of it can race this.
-pub(crate) fn set_aside(root: &Path, watched: &[Watched]) -> Vec<crate::SetAside> {
+///
+/// `recovering`, for a call cut short with its integrator (see
+/// [`super::journal`]): when it was over at the latest; what was made after
+/// that is someone's since, and is left, and nothing is removed.
+pub(crate) fn set_aside(
+    root: &Path,
+    watched: &[Watched],
+    recovering: Option<std::time::SystemTime>,
+) -> Vec<crate::SetAside> {
     let mut done = Vec::new();
     for Watched { path, was } in watched {
         let now = identity(path);
         if now.is_none() || now == *was {
+            continue;
+        }
+        // For a call cut short (see `journal`), made after it was over is
+        // not its doing: someone's since.
+        if let (Some(ends_by), Some(Some(born))) = (recovering, now.as_ref().map(|now| now.born))
+            && born > ends_by
+        {
             continue;
         }
         let from = path.strip_prefix(root).unwrap_or(path).to_path_buf();
@@ -503,6 +523,12 @@ pub(crate) fn set_aside(root: &Path, watched: &[Watched]) -> Vec<crate::SetAside
             Some(target) => crate::SetAside::Moved {
                 from,
                 to: target.strip_prefix(root).unwrap_or(&target).to_path_buf(),
+            },
+            // For a call cut short, nothing is removed: what stands there
+            // may be someone's since.
+            None if recovering.is_some() => crate::SetAside::Left {
+                from,
+                error: "no name beside it was free".to_owned(),
             },
             None => {
                 let removed = match std::fs::symlink_metadata(path) {

@@ -869,6 +869,30 @@ fn plant_a_tool_then_have_the_integrator_killed() {
         }
         survived
     });
+    // The workspace made again at the same path after the kill is another
+    // one: the user's own `.jig` there stays.
+    let argv = ["python3", "-c", &script];
+    let launch = Launch {
+        access: Access::WriteWorkspace,
+        env: &[(crate::integrator::READ_ONLY, ".jig")],
+        exe: exe.clone(),
+        ..Launch::in_world(&world, &argv)
+    };
+    let mut child = launch.command().spawn().unwrap();
+    let start = Instant::now();
+    while !planted.exists() {
+        assert!(start.elapsed() < Duration::from_secs(10), "no tool planted");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    kill_all(&marker);
+    std::fs::remove_dir_all(world.workspace.path()).unwrap();
+    std::fs::create_dir_all(world.ws(".jig/tools")).unwrap();
+    std::fs::write(world.ws(".jig/tools/mine.tool.json"), "{}").unwrap();
+    let kernel = next_kernel(true);
+    assert!(kernel.recovered().is_empty(), "{:?}", kernel.recovered());
+    assert!(world.ws(".jig/tools/mine.tool.json").exists());
 }
 
 /// A copy of this binary that any user can execute, and folders owned by
