@@ -557,6 +557,17 @@ fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
             json!(1.5),
             -32600,
         ),
+        // A method this server does not answer, whatever its parameters.
+        (
+            br#"{"jsonrpc":"2.0","id":16,"method":"resources/list"}"#.to_vec(),
+            json!(16),
+            -32601,
+        ),
+        (
+            br#"{"jsonrpc":"2.0","id":17,"method":"no/such","params":[1]}"#.to_vec(),
+            json!(17),
+            -32601,
+        ),
         // A known method with bad parameters, not an unknown method.
         (
             br#"{"jsonrpc":"2.0","id":15,"method":"initialize","params":{}}"#.to_vec(),

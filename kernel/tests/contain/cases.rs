@@ -46,6 +46,10 @@ pub(crate) const ALL: &[Case] = &[
         send_a_datagram_to_a_unix_socket_outside,
     ),
     (
+        "reach_an_abstract_unix_socket",
+        reach_an_abstract_unix_socket,
+    ),
+    (
         "change_metadata_outside_during_a_write_call",
         change_metadata_outside_during_a_write_call,
     ),
@@ -401,6 +405,59 @@ fn send_a_datagram_to_a_unix_socket_outside() {
         .collect::<Vec<_>>(),
     );
     assert!(outcome.render().contains("pair"), "{}", outcome.render());
+}
+
+/// A socket of the call's own pair cannot reach one of the integrator's
+/// abstract sockets (a name in the network namespace, not a file: no
+/// file rule covers it): not by a datagram sent to its name, not by
+/// connecting the pair's socket to it, not with its own socket.
+fn reach_an_abstract_unix_socket() {
+    use std::os::linux::net::SocketAddrExt;
+    let world = World::new();
+    let name = format!("jig-contain-{}", std::process::id());
+    let address = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let datagrams = std::os::unix::net::UnixDatagram::bind_addr(&address).unwrap();
+    datagrams.set_nonblocking(true).unwrap();
+    let mut buffer = [0u8; 64];
+    let tries = [
+        ("sendto", "a.sendto(b'hi', NAME)"),
+        ("connect then send", "a.connect(NAME)\na.send(b'hi')"),
+        (
+            "its own socket",
+            "c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\nc.sendto(b'hi', NAME)",
+        ),
+    ];
+    for (how, code) in tries {
+        for access in [Access::ReadOnly, Access::WriteWorkspace] {
+            let script = format!(
+                "import socket\n\
+                 NAME = '\\0{name}'\n\
+                 a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)\n\
+                 {code}"
+            );
+            twice(&format!("abstract datagram, {how}, {access:?}"), |on| {
+                let output = run_py(&world, on, access, &script);
+                let got = within_half_a_second(|| datagrams.recv(&mut buffer).is_ok());
+                assert!(got || on, "{output}");
+                got
+            });
+        }
+    }
+    // A datagram socket of the pair connected to a path outside.
+    let path = world.out("connected.sock");
+    let outside = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    outside.set_nonblocking(true).unwrap();
+    let script = format!(
+        "import socket\n\
+         a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)\n\
+         a.connect({:?})\n\
+         a.send(b'hi')",
+        path.display().to_string()
+    );
+    twice("path datagram, connect then send", |on| {
+        run_py(&world, on, Access::WriteWorkspace, &script);
+        within_half_a_second(|| outside.recv(&mut buffer).is_ok())
+    });
 }
 
 /// A write call may set the modes of its workspace's files, but not the

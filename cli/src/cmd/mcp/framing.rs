@@ -58,8 +58,14 @@ pub(crate) const OTHER_REQUESTS: usize = 64;
 const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's "invalid request".
 const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC's "method not found".
+const METHOD_NOT_FOUND: i64 = -32601;
 /// JSON-RPC's "invalid params".
 const INVALID_PARAMS: i64 = -32602;
+
+/// The requests this server answers; any other method is not found,
+/// whatever its parameters.
+const METHODS: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
 
 /// One line of input, as the reader thread hands it over.
 pub(crate) enum Inbound {
@@ -959,6 +965,13 @@ impl Framer {
                 );
                 return self.answer(id, INVALID_REQUEST, text).await;
             }
+        }
+        if !METHODS.contains(&method) {
+            let text = format!(
+                "method not found: {method}; this server answers {}",
+                METHODS.join(", ")
+            );
+            return self.answer(id, METHOD_NOT_FOUND, text).await;
         }
         if method == "initialize" {
             // Checked here: rmcp takes a malformed `initialize` for a
