@@ -568,6 +568,12 @@ fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
             json!(17),
             -32601,
         ),
+        // A cursor this server never gave (it lists every tool at once).
+        (
+            br#"{"jsonrpc":"2.0","id":18,"method":"tools/list","params":{"cursor":"zz"}}"#.to_vec(),
+            json!(18),
+            -32602,
+        ),
         // A known method with bad parameters, not an unknown method.
         (
             br#"{"jsonrpc":"2.0","id":15,"method":"initialize","params":{}}"#.to_vec(),

@@ -973,6 +973,19 @@ impl Framer {
             );
             return self.answer(id, METHOD_NOT_FOUND, text).await;
         }
+        if method == "tools/list"
+            && let Some(cursor) = message
+                .get("params")
+                .and_then(|params| params.get("cursor"))
+            && !cursor.is_null()
+        {
+            // The one page holds every tool: this server gives no cursor.
+            let text = format!(
+                "invalid params for tools/list: no such cursor {cursor}; this server lists \
+                 every tool in one page, send tools/list without a cursor"
+            );
+            return self.answer(id, INVALID_PARAMS, text).await;
+        }
         if method == "initialize" {
             // Checked here: rmcp takes a malformed `initialize` for a
             // method it does not know (-32601), or, before the session,
