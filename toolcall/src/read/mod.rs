@@ -169,6 +169,7 @@ fn shape_of(text: &str, marks: &Marks) -> Option<(Shape, usize)> {
     for (marker, shape) in MARKERS {
         if let Some(at) = marks.next(*marker, 0)
             && best.is_none_or(|(_, b)| at < b)
+            && !wraps_markup(text, *marker, at)
         {
             best = Some((*shape, at));
         }
@@ -185,6 +186,16 @@ fn shape_of(text: &str, marks: &Marks) -> Option<(Shape, usize)> {
         }
     }
     best
+}
+
+/// Whether `marker`, at `at`, is `<function_calls>` around markup (the
+/// `<invoke name=...>` elements of XML parameters) rather than around
+/// pythonic calls, which start with `[` or a name: the markup decides.
+fn wraps_markup(text: &str, marker: Marker, at: usize) -> bool {
+    marker == Marker::FunctionCalls
+        && text
+            .get(at + marker.text().len()..)
+            .is_some_and(|body| body.trim_start().starts_with('<'))
 }
 
 /// A call from a name and arguments read by a shape reader; a name that is

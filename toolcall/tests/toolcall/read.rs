@@ -120,6 +120,12 @@ fn xml_parameters() {
             "<minimax:tool_call>\n<invoke name=\"ls\">\n<parameter name=\"path\">src</parameter>\n</invoke>\n</minimax:tool_call>",
             json!([call("ls", json!({"path": "src"}))]),
         ),
+        // Anthropic-style, as models trained on such replies write it:
+        // invoke elements inside <function_calls> (no pythonic call)
+        (
+            "<function_calls>\n<invoke name=\"ls\">\n<parameter name=\"path\">src</parameter>\n</invoke>\n<invoke name=\"pwd\">\n</invoke>\n</function_calls>",
+            json!([call("ls", json!({"path": "src"})), call("pwd", json!({}))]),
+        ),
         // DeepSeek V3.2 DSML: string="false" marks JSON
         (
             "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"head\">\n<｜DSML｜parameter name=\"lines\" string=\"false\">5</｜DSML｜parameter>\n<｜DSML｜parameter name=\"path\" string=\"true\">a.txt</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
