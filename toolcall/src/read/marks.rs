@@ -71,6 +71,9 @@ markers! {
     ToolCallsEnd = "[/TOOL_CALLS]",
     Args = "[ARGS]",
     CallId = "[CALL_ID]",
+    ActionLine = "Action:",
+    ActionInput = "Action Input:",
+    Observation = "Observation:",
     // XML parameters
     FunctionEq = "<function=",
     FunctionEnd = "</function>",
@@ -188,9 +191,9 @@ pub(crate) struct Marks {
 impl Marks {
     /// The markers of `text`, in one pass.
     ///
-    /// Every marker starts with `<`, `[` or `]`, except five whose `=` or
-    /// `▁` sits at a fixed offset (`to=functions.`, `invoke name=`,
-    /// `tool▁sep`...): memchr finds those bytes, and only the markers that
+    /// Every marker starts with `<`, `[` or `]`, except eight whose `=`,
+    /// `▁` or `:` sits at a fixed offset (`to=functions.`, `invoke name=`,
+    /// `tool▁sep`, `Action Input:`...): memchr finds those bytes, and only the markers that
     /// share the first two bytes of such a place are compared there.
     /// Replies are mostly text between a few markers, so this visits few
     /// bytes beyond memchr's pass.
@@ -202,11 +205,16 @@ impl Marks {
         for at in memchr::memchr3_iter(b'<', b'[', b']', bytes) {
             starting_at(table, bytes, at, &mut found, scan);
         }
-        for at in memchr::memchr2_iter(b'=', 0xE2, bytes) {
-            // `to=`, `invoke name=`, `tool▁`
-            let back: &[usize] = if bytes[at] == b'=' { &[2, 11] } else { &[4] };
+        for at in memchr::memchr3_iter(b'=', 0xE2, b':', bytes) {
+            // `to=`, `invoke name=`, `tool▁`, `Action:`, `Action Input:`,
+            // `Observation:`
+            let back: &[usize] = match bytes[at] {
+                b'=' => &[2, 11],
+                b':' => &[6, 11, 12],
+                _ => &[4],
+            };
             for start in back.iter().filter_map(|back| at.checked_sub(*back)) {
-                if matches!(bytes.get(start), Some(b't' | b'i')) {
+                if matches!(bytes.get(start), Some(b't' | b'i' | b'A' | b'O')) {
                     starting_at(table, bytes, start, &mut found, scan);
                 }
             }
@@ -345,7 +353,10 @@ mod tests {
         for marker in Marker::ALL {
             let bytes = marker.text().as_bytes();
             let anchored = matches!(bytes[0], b'<' | b'[' | b']')
-                || matches!(marker.text(), "to=functions." | "invoke name=")
+                || matches!(
+                    marker.text(),
+                    "to=functions." | "invoke name=" | "Action:" | "Action Input:" | "Observation:"
+                )
                 || bytes.get(4) == Some(&0xE2);
             assert!(bytes.len() >= 2 && anchored, "{marker:?}");
         }
@@ -358,7 +369,7 @@ mod tests {
             pieces in proptest::collection::vec(
                 prop_oneof![
                     proptest::sample::select(Marker::ALL).prop_map(|m| m.text().to_owned()),
-                    "[a-z<>=\\[\\]|/ ▁｜]{0,4}",
+                    "[a-zAIO<>=:\\[\\]|/ ▁｜]{0,4}",
                 ],
                 0..12,
             )

@@ -152,6 +152,7 @@ fn shape_of(text: &str, marks: &Marks) -> Option<(Shape, usize)> {
         (Marker::KimiArguments, Shape::Named),
         (Marker::HarmonyTo, Shape::Named),
         (Marker::Args, Shape::Named),
+        (Marker::ActionInput, Shape::Named),
         // XML parameters
         (Marker::FunctionEq, Shape::Xml),
         (Marker::InvokeName, Shape::Xml),
@@ -252,6 +253,9 @@ mod tests {
             "[ls(a=1)".repeat(N),
             "{\"name\": \"ls\"".repeat(N),
             "<|tool_call_start|>".repeat(N),
+            "Action: a\nAction Input: {".repeat(N),
+            "Action Input: Action:".repeat(N),
+            format!("Action: a\n{}", "Action Input: {}\n".repeat(N)),
             "<function name=\"a\"><param name=\"b\">".repeat(N),
             "</think><think>".repeat(N),
             // CDATA that is never closed, in each XML dialect

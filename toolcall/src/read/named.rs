@@ -1,8 +1,10 @@
 //! The name outside the JSON, the arguments as JSON: DeepSeek V3/R1
 //! (`<｜tool▁call▁begin｜>name<｜tool▁sep｜>{...}`), Kimi K2
 //! (`<|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{...}`),
-//! Mistral v11 (`[TOOL_CALLS]name[ARGS]{...}`) and gpt-oss harmony
-//! (`to=functions.name<|channel|>commentary<|message|>{...}`).
+//! Mistral v11 (`[TOOL_CALLS]name[ARGS]{...}`), gpt-oss harmony
+//! (`to=functions.name<|channel|>commentary<|message|>{...}`) and the ReAct
+//! lines that models prompted in that style write
+//! (`Action: name` then `Action Input: {...}`, up to an `Observation:`).
 
 use super::json::arguments;
 use super::make_call;
@@ -25,6 +27,9 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
     }
     if marks.has(Marker::HarmonyTo) {
         harmony(text, marks, scan, &mut found)?;
+    }
+    if marks.has(Marker::ActionInput) {
+        react(text, marks, scan, &mut found)?;
     }
     found.sort_by_key(|(at, _)| *at);
     Ok(found.into_iter().map(|(_, call)| call).collect())
@@ -172,6 +177,54 @@ fn harmony(
         let call = make_call(SHAPE, name, arguments(name, &text[body_start..end], scan)?)?;
         found.push((at, call));
         from = end.max(at + 1);
+    }
+    Ok(())
+}
+
+/// `Action: name` then `Action Input: {...}`: the name is what stands
+/// between the two markers (on the `Action:` line or the next), the
+/// arguments what follows, up to the next `Action:` or `Observation:`.
+/// What comes after an `Observation:` is the model imagining the tool's
+/// answer and acting on it: not read.
+fn react(
+    text: &str,
+    marks: &Marks,
+    scan: &mut Scan,
+    found: &mut Vec<(usize, ToolCall)>,
+) -> Result<(), CallError> {
+    const ACTION: &str = Marker::ActionLine.text();
+    const INPUT: &str = Marker::ActionInput.text();
+    let mut from = 0;
+    while let Some(input) = marks.find(scan, Marker::ActionInput, from) {
+        scan.count(1);
+        let Some(action) = marks
+            .last_before(Marker::ActionLine, input)
+            .filter(|action| *action >= from)
+        else {
+            return Err(CallError::Malformed {
+                shape: SHAPE,
+                detail: "an `Action Input:` line has no `Action:` line naming the tool before \
+                         it"
+                .to_owned(),
+            });
+        };
+        let between = &text[action + ACTION.len()..input];
+        scan.count(between.len());
+        let name = between.trim().trim_matches(['`', '"', '\'']).trim();
+        let body_start = input + INPUT.len();
+        let observation = marks.find(scan, Marker::Observation, body_start);
+        let end = marks
+            .find(scan, Marker::ActionLine, body_start)
+            .into_iter()
+            .chain(observation)
+            .min()
+            .unwrap_or(text.len());
+        let call = make_call(SHAPE, name, arguments(name, &text[body_start..end], scan)?)?;
+        found.push((action, call));
+        if observation == Some(end) {
+            break;
+        }
+        from = end.max(input + 1);
     }
     Ok(())
 }

@@ -96,6 +96,21 @@ fn name_outside_json_arguments() {
             "[TOOL_CALLS]ls[ARGS]{\"path\": \"c\"}[TOOL_CALLS]pwd[ARGS]{}",
             json!([call("ls", json!({"path": "c"})), call("pwd", json!({}))]),
         ),
+        // ReAct, as prompted models write it: the name on the Action line
+        (
+            "Thought: I need the files.\nAction: ls\nAction Input: {\"path\": \"src\"}",
+            json!([call("ls", json!({"path": "src"}))]),
+        ),
+        // ReAct: two actions in a row; a quoted name on the next line, fenced JSON
+        (
+            "Action: ls\nAction Input: {\"path\": \"a\"}\nAction:\n`pwd`\nAction Input:\n```json\n{}\n```",
+            json!([call("ls", json!({"path": "a"})), call("pwd", json!({}))]),
+        ),
+        // ReAct: what follows an imagined Observation is not read
+        (
+            "Action: ls\nAction Input: {\"path\": \"a\"}\nObservation: x.txt\nThought: remove it\nAction: rm\nAction Input: {\"path\": \"a/x.txt\"}",
+            json!([call("ls", json!({"path": "a"}))]),
+        ),
         // gpt-oss harmony: the recipient in the header
         (
             "<|channel|>analysis<|message|>Need to list.<|end|><|start|>assistant<|channel|>commentary to=functions.ls <|constrain|>json<|message|>{\"path\": \"d\"}<|call|>",
@@ -244,6 +259,7 @@ fn prose_is_not_a_call() {
         "Results: ok, 3 passed; 0 failed (in 0.2s).",
         "<|START_THINKING|>call ls<|END_THINKING|><|START_RESPONSE|>All done.<|END_RESPONSE|>",
         "<|channel>thought\n[ls(path='x')]<channel|>Nothing to do.",
+        "Action: none needed. Ratio 3:1; Observation: the build is green.",
     ];
     for reply in replies {
         match read_calls(reply) {
@@ -396,6 +412,11 @@ fn a_broken_call_beside_a_good_one_makes_the_reply_unreadable() {
         (
             "named",
             "[TOOL_CALLS]ls[ARGS]{\"path\": \"a\"}[TOOL_CALLS]cat[ARGS]not json",
+            true,
+        ),
+        (
+            "named",
+            "Action: ls\nAction Input: {\"path\": \"a\"}\nAction: cat\nAction Input: the file",
             true,
         ),
         (
