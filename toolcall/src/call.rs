@@ -8,10 +8,19 @@ use crate::error::RepairError;
 use crate::repair::Objects;
 
 /// Keys that may hold the tool's name, in the order they are tried.
-const NAME_KEYS: [&str; 5] = ["name", "tool", "tool_name", "function", "action"];
+/// (`recipient_name`: the parallel calls of OpenAI's `multi_tool_use`,
+/// which models trained on its transcripts write.)
+const NAME_KEYS: [&str; 6] = [
+    "name",
+    "tool",
+    "tool_name",
+    "function",
+    "action",
+    "recipient_name",
+];
 
 /// Keys that may hold the arguments, in the order they are tried.
-const ARGUMENT_KEYS: [&str; 7] = [
+const ARGUMENT_KEYS: [&str; 9] = [
     "arguments",
     "args",
     "parameters",
@@ -19,7 +28,13 @@ const ARGUMENT_KEYS: [&str; 7] = [
     "input",
     "action_input",
     "tool_input",
+    "tool_arguments",
+    "tool_args",
 ];
+
+/// The namespace OpenAI's transcripts put before a tool's name
+/// (`functions.ls`): not part of the name.
+const NAMESPACE: &str = "functions.";
 
 /// Keys beside a call's name that describe the call, not its arguments.
 const METADATA_KEYS: [&str; 5] = ["id", "type", "call_id", "tool_call_id", "index"];
@@ -84,6 +99,16 @@ impl ToolCall {
         })
     }
 
+    /// Every call in a value, in order: a list is each of its items, a
+    /// wrapper (`{"tool_calls": [...]}`) what it wraps, through at most
+    /// [`MAX_WRAPPERS`] levels. All or nothing: an item that is no call
+    /// is the error, never the calls beside it.
+    pub(crate) fn all_from_candidate(value: Candidate) -> Result<Vec<ToolCall>, CallError> {
+        let mut calls = Vec::new();
+        collect_calls(value, 0, &mut calls)?;
+        Ok(calls)
+    }
+
     /// A call from its parts; `None` when the name is empty or has
     /// surrounding whitespace.
     pub fn new(name: impl Into<String>, arguments: Map<String, Value>) -> Option<ToolCall> {
@@ -127,6 +152,51 @@ fn get<'m>(members: &'m [(Key, Candidate)], key: &str) -> Option<&'m Candidate> 
         .map(|(_, value)| value)
 }
 
+/// The calls of `value`, `depth` wrappers down, appended to `calls`.
+fn collect_calls(
+    value: Candidate,
+    depth: usize,
+    calls: &mut Vec<ToolCall>,
+) -> Result<(), CallError> {
+    // read as a plain value (as deep wrappers are): looked into
+    let value = match value {
+        Candidate::Other(inner @ (Value::Object(_) | Value::Array(_))) if depth < MAX_WRAPPERS => {
+            Candidate::from(inner)
+        }
+        other => other,
+    };
+    match value {
+        Candidate::Array(items) if depth < MAX_WRAPPERS => {
+            if items.is_empty() {
+                return Err(CallError::NotAnObject {
+                    found: Value::Array(Vec::new()),
+                });
+            }
+            items
+                .into_iter()
+                .try_for_each(|item| collect_calls(item, depth + 1, calls))
+        }
+        Candidate::Object(mut members) => {
+            if let Some(name) = take_name(&mut members)? {
+                let arguments = take_arguments(&name, &mut members)?;
+                calls.push(ToolCall { name, arguments });
+                return Ok(());
+            }
+            match WRAPPER_KEYS.iter().find_map(|key| take(&mut members, key)) {
+                Some(inner) if inner.is_container() && depth + 1 < MAX_WRAPPERS => {
+                    collect_calls(inner, depth + 1, calls)
+                }
+                _ => Err(CallError::MissingName {
+                    found: Value::Object(into_map(members)),
+                }),
+            }
+        }
+        other => Err(CallError::NotAnObject {
+            found: other.into_value(),
+        }),
+    }
+}
+
 /// Removes every member named `key`, giving the value that counts (the
 /// last); the others keep their order.
 fn take(members: &mut Vec<(Key, Candidate)>, key: &str) -> Option<Candidate> {
@@ -148,11 +218,12 @@ fn take_name(members: &mut Vec<(Key, Candidate)>) -> Result<Option<String>, Call
     match key.and_then(|key| take(members, key)) {
         None => Ok(None),
         Some(Candidate::Other(Value::String(name))) if !name.trim().is_empty() => {
-            Ok(Some(if name.trim() == name {
-                name
-            } else {
-                name.trim().to_owned()
-            }))
+            let bare = name.trim();
+            let bare = bare
+                .strip_prefix(NAMESPACE)
+                .filter(|rest| !rest.trim().is_empty())
+                .unwrap_or(bare);
+            Ok(Some(if bare == name { name } else { bare.to_owned() }))
         }
         Some(found) => Err(CallError::BadName {
             found: found.into_value(),
@@ -429,6 +500,18 @@ mod tests {
             r#"{"name":"ls","arguments":{"a":1}}"#,
         ),
         (r#"{"function": "ls"}"#, r#"{"name":"ls","arguments":{}}"#),
+        (
+            r#"{"tool_name": "ls", "tool_arguments": {"a": 1}}"#,
+            r#"{"name":"ls","arguments":{"a":1}}"#,
+        ),
+        (
+            r#"{"name": "functions.ls", "arguments": {"a": 1}}"#,
+            r#"{"name":"ls","arguments":{"a":1}}"#,
+        ),
+        (
+            r#"{"tool_uses": [{"recipient_name": "functions.ls", "parameters": {"a": 1}}]}"#,
+            r#"{"name":"ls","arguments":{"a":1}}"#,
+        ),
         // arguments: missing, null, empty text, broken text of an object
         (r#"{"name": " ls "}"#, r#"{"name":"ls","arguments":{}}"#),
         (

@@ -19,13 +19,14 @@ use serde_json::{Map, Value};
 
 /// Keys under which a call may be wrapped: `{"function": {...}}`,
 /// `{"tool_calls": [{...}]}`.
-pub(crate) const WRAPPER_KEYS: [&str; 6] = [
+pub(crate) const WRAPPER_KEYS: [&str; 7] = [
     "function",
     "function_call",
     "tool_call",
     "tool_calls",
     "call",
     "action",
+    "tool_uses",
 ];
 
 /// How many wrappers (arrays, wrapper keys) are looked through.
@@ -49,6 +50,10 @@ fn known(key: &str) -> Option<&'static str> {
         "input" => "input",
         "action_input" => "action_input",
         "tool_input" => "tool_input",
+        "tool_arguments" => "tool_arguments",
+        "tool_args" => "tool_args",
+        "recipient_name" => "recipient_name",
+        "tool_uses" => "tool_uses",
         "function_call" => "function_call",
         "tool_call" => "tool_call",
         "tool_calls" => "tool_calls",

@@ -73,18 +73,20 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
         let in_list = one.is_none();
         let (mut list_calls, mut list_problem) = (0, None);
         for item in list.into_iter().chain(one) {
-            match call_of(item, name_keyed) {
-                Ok(call) => {
-                    if reaches_end && name_cut_off(raw, call.name()) {
-                        return Err(CallError::IncompleteName {
-                            partial: call.name().to_owned(),
-                        });
+            match calls_of(item, name_keyed) {
+                Ok(calls) => {
+                    for call in calls {
+                        if reaches_end && name_cut_off(raw, call.name()) {
+                            return Err(CallError::IncompleteName {
+                                partial: call.name().to_owned(),
+                            });
+                        }
+                        if !bare.is_empty() {
+                            starts.push(range.start);
+                        }
+                        found.push(call);
+                        list_calls += 1;
                     }
-                    if !bare.is_empty() {
-                        starts.push(range.start);
-                    }
-                    found.push(call);
-                    list_calls += 1;
                 }
                 Err(problem @ (CallError::MissingName { .. } | CallError::NotAnObject { .. })) => {
                     if in_markers {
@@ -119,8 +121,9 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
     Ok(all.into_iter().map(|(_, call)| call).collect())
 }
 
-fn call_of(value: Candidate, name_keyed: bool) -> Result<ToolCall, CallError> {
-    match ToolCall::from_candidate(value) {
+/// Every call of one value (a wrapper may hold several).
+fn calls_of(value: Candidate, name_keyed: bool) -> Result<Vec<ToolCall>, CallError> {
+    match ToolCall::all_from_candidate(value) {
         Err(CallError::MissingName {
             found: Value::Object(map),
         }) if name_keyed && map.len() == 1 => {
@@ -129,7 +132,7 @@ fn call_of(value: Candidate, name_keyed: bool) -> Result<ToolCall, CallError> {
                     found: Value::Object(map),
                 });
             };
-            make_call("json-call-in-markers", &name, arguments)
+            make_call("json-call-in-markers", &name, arguments).map(|call| vec![call])
         }
         other => other,
     }

@@ -62,6 +62,16 @@ fn json_in_markers() {
             "Sure:\n```json\n{'name': 'ls', 'arguments': {'path': 'src',}}\n```",
             json!([call("ls", json!({"path": "src"}))]),
         ),
+        // an API response written as text: every call of the wrapped list
+        (
+            "{\"tool_calls\": [{\"type\": \"function\", \"function\": {\"name\": \"ls\", \"arguments\": \"{\\\"path\\\": \\\"a\\\"}\"}}, {\"type\": \"function\", \"function\": {\"name\": \"pwd\", \"arguments\": \"{}\"}}]}",
+            json!([call("ls", json!({"path": "a"})), call("pwd", json!({}))]),
+        ),
+        // OpenAI's multi_tool_use: recipient names in its namespace
+        (
+            "{\"tool_uses\": [{\"recipient_name\": \"functions.ls\", \"parameters\": {\"path\": \"a\"}}, {\"recipient_name\": \"functions.pwd\", \"parameters\": {}}]}",
+            json!([call("ls", json!({"path": "a"})), call("pwd", json!({}))]),
+        ),
         // Apertus: {"name": {arguments}} inside its markers
         (
             "<|tools_prefix|>[{\"ls\": {\"path\": \"src\"}}]<|tools_suffix|>",
@@ -417,6 +427,11 @@ fn a_broken_call_beside_a_good_one_makes_the_reply_unreadable() {
         (
             "named",
             "Action: ls\nAction Input: {\"path\": \"a\"}\nAction: cat\nAction Input: the file",
+            true,
+        ),
+        (
+            "json",
+            "{\"tool_calls\": [{\"name\": \"ls\", \"arguments\": {}}, {\"arguments\": {\"path\": \"a\"}}]}",
             true,
         ),
         (
