@@ -31,6 +31,10 @@ pub struct Kernel {
     /// What calls cut short with their integrator had left at protected
     /// paths, set aside when this kernel was built.
     recovered: Vec<crate::SetAside>,
+    /// The files hidden in a call because a link named as a secret file
+    /// led to them: hidden in every later call of this kernel and its
+    /// clones, though the link goes (see `contain::start`).
+    linked_secrets: Arc<std::sync::Mutex<Vec<PathBuf>>>,
 }
 
 /// Configures a [`Kernel`]; `build` checks the root.
@@ -146,6 +150,11 @@ impl Kernel {
 
     pub(crate) fn mask(&self) -> Option<fn(&str) -> bool> {
         self.mask
+    }
+
+    /// The files hidden through a link before (see the field).
+    pub(crate) fn linked_secrets(&self) -> &std::sync::Mutex<Vec<PathBuf>> {
+        &self.linked_secrets
     }
 
     /// The folder under which each call gets its private temporary folder.
@@ -276,7 +285,9 @@ impl KernelBuilder {
     /// Hides the files of the workspace whose names `matcher` accepts (in
     /// the root and the folders right below it) behind `/dev/null` in every
     /// call, where the call has a mount namespace: reading them gives
-    /// nothing, writing them changes nothing.
+    /// nothing, writing them changes nothing. A link whose name it accepts
+    /// hides the workspace file it leads to, in that call and in every
+    /// later call of the kernel (and its clones), though the link goes.
     pub fn mask_files(mut self, matcher: fn(&str) -> bool) -> Self {
         self.mask = Some(matcher);
         self
@@ -368,6 +379,7 @@ impl KernelBuilder {
             read_only: self.read_only,
             mask: self.mask,
             recovered,
+            linked_secrets: Arc::default(),
         })
     }
 }

@@ -72,6 +72,8 @@ pub(crate) struct Request<'a> {
     pub(crate) helpers: &'a [std::path::PathBuf],
     pub(crate) read_only: &'a [std::path::PathBuf],
     pub(crate) mask: Option<fn(&str) -> bool>,
+    /// The files hidden through a link in the kernel's earlier calls.
+    pub(crate) linked_secrets: &'a std::sync::Mutex<Vec<std::path::PathBuf>>,
 }
 
 fn supervise(operation: &'static str) -> impl Fn(std::io::Error) -> KernelError {
@@ -192,7 +194,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     let writes = request.access == Access::WriteWorkspace;
     let (protected, masked) = if confinement.namespaces {
         let mut protected = protected_mounts(request.root, request.read_only, writes);
-        let (hidden, links) = masked_files(request.root, request.mask)?;
+        let (hidden, links) = masked_files(request.root, request.mask, request.linked_secrets)?;
         if writes {
             let holding: Vec<_> = hidden.iter().chain(&links).cloned().collect();
             pin_folders_of(request.root, &holding, &mut protected.pinned);
@@ -646,6 +648,7 @@ pub(crate) const MAX_MASKED: usize = 1024;
 fn masked_files(
     root: &Path,
     mask: Option<fn(&str) -> bool>,
+    linked_before: &std::sync::Mutex<Vec<std::path::PathBuf>>,
 ) -> Result<(Vec<std::path::PathBuf>, Vec<std::path::PathBuf>), KernelError> {
     let Some(mask) = mask else {
         return Ok((Vec::new(), Vec::new()));
@@ -695,12 +698,41 @@ fn masked_files(
     for dir in scan(root, true) {
         scan(&dir, false);
     }
+    remember_linked(linked_before, &links, &mut found);
     found.sort();
     found.dedup();
     if found.len() > MAX_MASKED {
         return Err(KernelError::TooManySecretFiles { limit: MAX_MASKED });
     }
     Ok((found, links))
+}
+
+/// Adds the targets of `links` (found now) to the files a kernel hid
+/// through a link before, and every one of those that is still a regular
+/// file to `found`: a call that may write can remove a link (it is no
+/// mount point), and the next call's search would no longer find the file
+/// it led to. At most [`MAX_MASKED`] are kept.
+fn remember_linked(
+    linked: &std::sync::Mutex<Vec<std::path::PathBuf>>,
+    links: &[std::path::PathBuf],
+    found: &mut Vec<std::path::PathBuf>,
+) {
+    let mut linked = linked
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for link in links {
+        if let Ok(target) = std::fs::canonicalize(link)
+            && linked.len() < MAX_MASKED
+            && !linked.contains(&target)
+        {
+            linked.push(target);
+        }
+    }
+    for target in linked.iter() {
+        if std::fs::symlink_metadata(target).is_ok_and(|meta| meta.is_file()) {
+            found.push(target.clone());
+        }
+    }
 }
 
 /// Pins (binds on itself, so that it cannot be renamed) every folder below

@@ -1423,6 +1423,31 @@ fn protected_paths_and_secret_files() {
         }
         moved
     });
+    // A file hidden through a link stays hidden once the link is gone (a
+    // call that may write can remove it; the next call's search would not
+    // find the file).
+    twice(
+        "remove a secret's link, then read the file it led to",
+        |on| {
+            let kernel = kernel(on);
+            let run = |access: Access, script: &str| {
+                let options = jig_kernel::RunOptions::new(support::limits()).with_access(access);
+                kernel
+                    .run_with(&["python3", "-c", script], &options)
+                    .unwrap()
+                    .render()
+            };
+            run(Access::WriteWorkspace, "import os\nos.remove('app/.env')");
+            let read = run(
+                Access::ReadOnly,
+                "print(open('envs/prod/values.txt').read())",
+            )
+            .contains("SECRET=linked");
+            let _ = std::fs::remove_file(world.ws("app/.env"));
+            std::os::unix::fs::symlink("../envs/prod/values.txt", world.ws("app/.env")).unwrap();
+            read
+        },
+    );
     // More secret files than a call hides: no program runs (one could read
     // those past the limit); without containment nothing is hidden anyway.
     let many = |on: bool| {
