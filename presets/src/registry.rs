@@ -305,12 +305,24 @@ impl Registry {
                 ErrorCode::UnknownTool,
                 Layer::Registry,
                 format!(
-                    "there is no tool named `{name}`; the available tools are: {}",
+                    "there is no tool named `{}`; the available tools are: {}",
+                    quoted_name(name),
                     self.names().join(", ")
                 ),
             )
         })
     }
+}
+
+/// A tool name as a refusal quotes it: its first 80 characters (a name
+/// the model sent can be as long as its request).
+fn quoted_name(name: &str) -> String {
+    const SHOWN: usize = 80;
+    let mut shown: String = name.chars().take(SHOWN).collect();
+    if shown.len() < name.len() {
+        shown.push_str("...");
+    }
+    shown
 }
 
 /// Accepts an object (borrowed as it is: no copy on the hot path), a JSON

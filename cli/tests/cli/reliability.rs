@@ -486,6 +486,60 @@ fn unread_answers_pause_reading_with_bounded_memory() {
 }
 
 #[test]
+fn no_answer_is_as_large_as_the_request_it_answers() {
+    // An answer quotes what the client sent (an id, a method, a tool name,
+    // a cursor): bounded, the answers waiting for a client that does not
+    // read hold little whatever the requests held.
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    let big = "A".repeat(3 << 20);
+    let cases = [
+        (
+            json!({"jsonrpc": "2.0", "id": big, "method": "ping"}),
+            Value::Null,
+            Some(-32600),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 1, "method": big}),
+            json!(1),
+            Some(-32601),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": big}}),
+            json!(2),
+            Some(-32602),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": big, "arguments": {}}}),
+            json!(3),
+            None,
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": {"a": big}, "method": "ping"}),
+            Value::Null,
+            Some(-32600),
+        ),
+    ];
+    for (request, id, code) in cases {
+        server.send(&request);
+        let answer = server.recv(Duration::from_secs(10));
+        let size = answer.to_string().len();
+        assert!(size < 4096, "an answer of {size} bytes");
+        assert_eq!(answer["id"], id, "{answer}");
+        match code {
+            Some(code) => assert_eq!(answer["error"]["code"], code, "{answer}"),
+            None => assert_eq!(answer["result"]["isError"], true, "{answer}"),
+        }
+    }
+    // An id of the largest size taken comes back whole.
+    let largest = "B".repeat(64 * 1024);
+    server.send(&json!({"jsonrpc": "2.0", "id": largest, "method": "ping"}));
+    let answer = server.recv(Duration::from_secs(10));
+    assert_eq!(answer["id"], largest.as_str());
+    assert!(answer["result"].is_object(), "{answer}");
+}
+
+#[test]
 fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
     let mut server = Raw::start(&[], &[], Stdio::null());
     let mut deep = br#"{"jsonrpc":"2.0","id":9,"method":"ping","x":"#.to_vec();

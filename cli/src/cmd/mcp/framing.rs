@@ -67,6 +67,25 @@ const INVALID_PARAMS: i64 = -32602;
 /// whatever its parameters.
 const METHODS: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
 
+/// The longest string id this server takes, in bytes. An id comes back in
+/// its answer: with no bound, the answers waiting for a client that does
+/// not read (64 of them) would each hold a line's worth of id.
+pub(crate) const MAX_ID_BYTES: usize = 64 * 1024;
+
+/// Characters of the client's own text (a method, a cursor, an id that is
+/// no id) an error message quotes at most.
+const QUOTED_CHARS: usize = 80;
+
+/// `text` as an error message quotes it: its first [`QUOTED_CHARS`]
+/// characters, and a note of how much more there was.
+fn quoted(text: &str) -> String {
+    let mut shown: String = text.chars().take(QUOTED_CHARS).collect();
+    if shown.len() < text.len() {
+        shown.push_str(&format!("... ({} bytes in all)", text.len()));
+    }
+    shown
+}
+
 /// One line of input, as the reader thread hands it over.
 pub(crate) enum Inbound {
     /// A line that is JSON, and the bytes it holds: its length, or what
@@ -105,7 +124,7 @@ impl IdKey {
     fn from_json(id: &Value) -> Option<Self> {
         match id {
             Value::Number(n) => n.as_i64().map(IdKey::Number),
-            Value::String(s) => Some(IdKey::Text(s.clone())),
+            Value::String(s) if s.len() <= MAX_ID_BYTES => Some(IdKey::Text(s.clone())),
             _ => None,
         }
     }
@@ -927,7 +946,17 @@ impl Framer {
                 );
                 return self.answer(id, INVALID_REQUEST, text).await;
             }
-            let text = format!("invalid request: the id must be a string or an integer, not {id}");
+            let text = match &id {
+                Value::String(long) => format!(
+                    "invalid request: the id is a string of {} bytes; this server takes ids of at \
+                     most {MAX_ID_BYTES} bytes",
+                    long.len()
+                ),
+                other => format!(
+                    "invalid request: the id must be a string or an integer, not {}",
+                    quoted(&other.to_string())
+                ),
+            };
             return self.answer(Value::Null, INVALID_REQUEST, text).await;
         };
         if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
@@ -951,24 +980,27 @@ impl Framer {
             None => {}
             Some(Standing::Cancelled) => {
                 let text = format!(
-                    "invalid request: the id {id} belongs to a request you cancelled, whose \
+                    "invalid request: the id {} belongs to a request you cancelled, whose \
                      command has not ended yet; this request did not run; use a new id for \
-                     each request"
+                     each request",
+                    quoted(&id.to_string())
                 );
                 return self.answer(id, INVALID_REQUEST, text).await;
             }
             Some(_) => {
                 let text = format!(
-                    "invalid request: the id {id} is already used by a request in flight; \
+                    "invalid request: the id {} is already used by a request in flight; \
                      that request goes on and will be answered under this id too; \
-                     use a new id for each request"
+                     use a new id for each request",
+                    quoted(&id.to_string())
                 );
                 return self.answer(id, INVALID_REQUEST, text).await;
             }
         }
         if !METHODS.contains(&method) {
             let text = format!(
-                "method not found: {method}; this server answers {}",
+                "method not found: {}; this server answers {}",
+                quoted(method),
                 METHODS.join(", ")
             );
             return self.answer(id, METHOD_NOT_FOUND, text).await;
@@ -981,8 +1013,9 @@ impl Framer {
         {
             // The one page holds every tool: this server gives no cursor.
             let text = format!(
-                "invalid params for tools/list: no such cursor {cursor}; this server lists \
-                 every tool in one page, send tools/list without a cursor"
+                "invalid params for tools/list: no such cursor {}; this server lists every tool \
+                 in one page, send tools/list without a cursor",
+                quoted(&cursor.to_string())
             );
             return self.answer(id, INVALID_PARAMS, text).await;
         }
