@@ -25,6 +25,9 @@
 //! - reasoning blocks (`<think>...</think>`, also a reply that starts inside
 //!   one or never closes it) are skipped, so a call the model only thought
 //!   about is not taken;
+//! - a tool's result the model wrote itself (`<tool_response>`,
+//!   `[TOOL_RESULTS]`, an `ipython` or `<|observation|>` turn...) is
+//!   imagined: the calls before it are read, not those made on it after;
 //! - argument data never becomes a name (`[f(items=[{'name': 'x'}])]` calls
 //!   `f`), and keys beside the name are kept as arguments
 //!   (`{"tool": "bash", "command": "ls"}` calls `bash` with `command`);

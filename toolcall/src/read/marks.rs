@@ -74,6 +74,18 @@ markers! {
     ActionLine = "Action:",
     ActionInput = "Action Input:",
     Observation = "Observation:",
+    // a tool's result, which only the tool writes: a model writing one is
+    // imagining it
+    ToolResponse = "<tool_response>",
+    ToolResults = "[TOOL_RESULTS]",
+    GlmObservation = "<|observation|>",
+    DeepseekOutput = "tool\u{2581}output",
+    IpythonHeader = "<|start_header_id|>ipython",
+    IpythonHeader4 = "<|header_start|>ipython",
+    ChatmlTool = "<|im_start|>tool",
+    CohereToolResult = "<|START_TOOL_RESULT|>",
+    GemmaFunctionResponse = "<start_function_response>",
+    HarmonyToolMessage = "<|start|>functions.",
     // XML parameters
     FunctionEq = "<function=",
     FunctionEnd = "</function>",
@@ -185,7 +197,7 @@ pub(crate) struct Marks {
     found: Vec<(Marker, usize)>,
     /// Bit `marker as u64` is set when the text holds `marker`: most
     /// markers are absent from a reply, and their searches end here.
-    present: u64,
+    present: u128,
 }
 
 impl Marks {
@@ -281,10 +293,10 @@ impl Marks {
     }
 }
 
-/// The bit of `marker` in [`Marks::present`] (there are fewer than 64
+/// The bit of `marker` in [`Marks::present`] (there are at most 128
 /// markers: a test checks it).
-fn bit(marker: Marker) -> u64 {
-    1u64 << (marker as u32 % 64)
+fn bit(marker: Marker) -> u128 {
+    1u128 << (marker as u32 % 128)
 }
 
 /// Every marker that starts at `at`.
@@ -360,7 +372,7 @@ mod tests {
                 || bytes.get(4) == Some(&0xE2);
             assert!(bytes.len() >= 2 && anchored, "{marker:?}");
         }
-        assert!(Marker::ALL.len() <= 64);
+        assert!(Marker::ALL.len() <= 128);
     }
 
     proptest! {

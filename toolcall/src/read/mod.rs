@@ -101,6 +101,40 @@ pub(crate) fn read_counting(text: &str, tools: &[ToolSpec], scan: &mut Scan) -> 
         Some((body, marks)) => (body.as_str(), marks),
         None => (text, &marks),
     };
+    // A tool's result in the reply is the model imagining it: the calls
+    // before it are read, not those it goes on to make on what it imagined
+    // (a reply whose calls all come after one is read whole).
+    if let Some(cut) = RESULTS
+        .iter()
+        .filter_map(|marker| marks.find(scan, *marker, 0))
+        .min()
+    {
+        let before = &body[..cut];
+        let before_marks = Marks::of(before, scan);
+        let reading = read_body(before, &before_marks, tools, scan);
+        if !matches!(reading, Reading::NoCall) {
+            return reading;
+        }
+    }
+    read_body(body, marks, tools, scan)
+}
+
+/// The markers of a tool's result, in each format that has one.
+const RESULTS: [Marker; 10] = [
+    Marker::ToolResponse,
+    Marker::ToolResults,
+    Marker::GlmObservation,
+    Marker::DeepseekOutput,
+    Marker::IpythonHeader,
+    Marker::IpythonHeader4,
+    Marker::ChatmlTool,
+    Marker::CohereToolResult,
+    Marker::GemmaFunctionResponse,
+    Marker::HarmonyToolMessage,
+];
+
+/// The calls of a reply's body (reasoning cut out), typed by `tools`.
+fn read_body(body: &str, marks: &Marks, tools: &[ToolSpec], scan: &mut Scan) -> Reading {
     let found = match shape_of(body, marks) {
         Some((Shape::Named, _)) => named::read(body, marks, scan),
         Some((Shape::Xml, _)) => xml::read(body, marks, scan),
@@ -253,6 +287,8 @@ mod tests {
             "[ls(a=1)".repeat(N),
             "{\"name\": \"ls\"".repeat(N),
             "<|tool_call_start|>".repeat(N),
+            "<tool_call>{\"name\": \"a\"}</tool_call><tool_response>".repeat(N),
+            "<tool_response>".repeat(N),
             "Action: a\nAction Input: {".repeat(N),
             "Action Input: Action:".repeat(N),
             format!("Action: a\n{}", "Action Input: {}\n".repeat(N)),
@@ -292,7 +328,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|<function=|<parameter=|\\[TOOL_CALLS\\]|Action: |Action Input: |Observation:|<function_calls>|<invoke name=)*") {
+        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|<function=|<parameter=|\\[TOOL_CALLS\\]|Action: |Action Input: |Observation:|<function_calls>|<invoke name=|<tool_response>|\\[TOOL_RESULTS\\])*") {
             let tools = [ToolSpec::new("ls", serde_json::json!({"type": "object"}))];
             let mut scan = Scan::new();
             match read_counting(&text, &tools, &mut scan) {

@@ -252,6 +252,40 @@ fn gemma_literal_syntax() {
 /// Each reads as no call (or, for a JSON object that names no tool, as
 /// "cannot be read"), never as a call.
 #[test]
+fn calls_made_on_an_imagined_tool_result_are_not_read() {
+    let cases = [
+        // Hermes / Qwen: a <tool_response> the model wrote itself
+        (
+            "<tool_call>\n{\"name\": \"grep\", \"arguments\": {\"pattern\": \"TODO\"}}\n</tool_call>\n<tool_response>\nsrc/a.rs:1: TODO\n</tool_response>\n<tool_call>\n{\"name\": \"rm\", \"arguments\": {\"path\": \"src/a.rs\"}}\n</tool_call>",
+            json!([call("grep", json!({"pattern": "TODO"}))]),
+        ),
+        // Mistral: [TOOL_RESULTS]
+        (
+            "[TOOL_CALLS][{\"name\": \"ls\", \"arguments\": {}}][TOOL_RESULTS]{\"content\": \"a.txt\"}[/TOOL_RESULTS][TOOL_CALLS][{\"name\": \"rm\", \"arguments\": {\"path\": \"a.txt\"}}]",
+            json!([call("ls", json!({}))]),
+        ),
+        // Llama 3.1: an ipython turn
+        (
+            "<|python_tag|>{\"name\": \"ls\", \"parameters\": {}}<|eom_id|><|start_header_id|>ipython<|end_header_id|>\n\n{\"output\": \"a.txt\"}<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n<|python_tag|>{\"name\": \"rm\", \"parameters\": {\"path\": \"a.txt\"}}",
+            json!([call("ls", json!({}))]),
+        ),
+        // GLM: an observation turn
+        (
+            "<tool_call>ls\n<arg_key>path</arg_key>\n<arg_value>.</arg_value>\n</tool_call><|observation|>a.txt<tool_call>rm\n<arg_key>path</arg_key>\n<arg_value>a.txt</arg_value>\n</tool_call>",
+            json!([call("ls", json!({"path": "."}))]),
+        ),
+        // a result before every call (quoted from earlier): read whole
+        (
+            "<tool_response>a.txt</tool_response>\nSo: <tool_call>{\"name\": \"ls\", \"arguments\": {}}</tool_call>",
+            json!([call("ls", json!({}))]),
+        ),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(calls(text), expected, "{text}");
+    }
+}
+
+#[test]
 fn prose_is_not_a_call() {
     let replies = [
         "To count them, use print(len(items)) in the loop.",
