@@ -28,6 +28,10 @@
 //! - a tool's result the model wrote itself (`<tool_response>`,
 //!   `[TOOL_RESULTS]`, an `ipython` or `<|observation|>` turn...) is
 //!   imagined: the calls before it are read, not those made on it after;
+//! - in a reply whose calls are in markers (`<tool_call>`, `[TOOL_CALLS]`,
+//!   `<|python_tag|>`), a call in the prose beside them (an example, or a
+//!   call that lost its markers) makes the reply unreadable: neither
+//!   taken nor dropped unsaid;
 //! - argument data never becomes a name (`[f(items=[{'name': 'x'}])]` calls
 //!   `f`), and keys beside the name are kept as arguments
 //!   (`{"tool": "bash", "command": "ls"}` calls `bash` with `command`);

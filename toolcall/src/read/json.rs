@@ -33,6 +33,8 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
     // the markers inside which a `{"name": {arguments}}` object (one key)
     // is a call (Apertus)
     let name_keyed = marks.has(Marker::ToolsPrefix);
+    // whether the reply puts its calls in markers
+    let marked = marks.any(&[Marker::ToolCall, Marker::ToolCalls, Marker::PythonTag]);
     // `<tool_call>name</tool_call>` calls, merged by offset with the JSON
     // ones (which come in order) when there are any
     let bare: Vec<(usize, ToolCall)> = bare_names(text, marks, scan)?;
@@ -59,6 +61,20 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
                 continue;
             }
         };
+        // in a reply whose calls are in markers, a call outside them is an
+        // example in prose or a call that lost its markers: neither is
+        // taken (nor invented, nor lost unsaid)
+        if marked && !in_markers {
+            if calls_of(value, name_keyed).is_ok_and(|calls| !calls.is_empty()) {
+                return Err(CallError::Malformed {
+                    shape: "json-call-in-markers",
+                    detail: "a call outside the markers the reply's other calls are in; put \
+                             each call in its own markers, and no example call beside them"
+                        .to_owned(),
+                });
+            }
+            continue;
+        }
         let reaches_end = text[range.end..].trim().is_empty();
         let raw = &text[range.clone()];
         // a list of calls is every element; anything else is one item

@@ -348,6 +348,21 @@ fn never_invented() {
             other => panic!("{text:?}: {other:?}"),
         }
     }
+    // an example call in prose beside calls in markers is neither taken
+    // nor dropped unsaid: the reply is unreadable
+    match read_calls(
+        "For example {\"name\": \"rm\", \"arguments\": {\"path\": \"x\"}}. Now: <tool_call>{\"name\": \"ls\", \"arguments\": {}}</tool_call>",
+    ) {
+        Reading::Unreadable { .. } => {}
+        other => panic!("an example call beside a marked one: {other:?}"),
+    }
+    // data that is no call beside calls in markers is only data
+    assert_eq!(
+        calls(
+            "<tool_call>{\"name\": \"ls\", \"arguments\": {}}</tool_call> The config is {\"depth\": 2}."
+        ),
+        json!([call("ls", json!({}))])
+    );
     // a JSON value in argument position in code is not a call
     assert_eq!(
         calls("Try print(json.dumps({'name': 'x'})) to see it."),
