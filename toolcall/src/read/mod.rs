@@ -101,23 +101,45 @@ pub(crate) fn read_counting(text: &str, tools: &[ToolSpec], scan: &mut Scan) -> 
         Some((body, marks)) => (body.as_str(), marks),
         None => (text, &marks),
     };
+    let whole = read_body(body, marks, tools, scan);
     // A tool's result in the reply is the model imagining it: the calls
-    // before it are read, not those it goes on to make on what it imagined
-    // (a reply whose calls all come after one is read whole).
-    if let Some(cut) = RESULTS
+    // before it are read, not those it goes on to make on what it imagined.
+    // A result marker inside a call's value (a text that quotes
+    // `<tool_response>`) would cut that value short, so one counts where
+    // the calls before it are the first calls of the whole reply,
+    // unchanged, or, when the whole reply cannot be read (what follows an
+    // imagined result often cannot), where the text before it ends as a
+    // call does (`>`, `]`, `}`, `)`). A reply whose calls all come after
+    // one is read whole.
+    if matches!(whole, Reading::NoCall) {
+        return whole;
+    }
+    let mut cuts: Vec<usize> = RESULTS
         .iter()
-        .filter_map(|marker| marks.find(scan, *marker, 0))
-        .min()
-    {
+        .flat_map(|marker| marks.all(*marker))
+        .collect();
+    cuts.sort_unstable();
+    for cut in cuts.into_iter().take(MAX_RESULT_CUTS) {
         let before = &body[..cut];
         let before_marks = Marks::of(before, scan);
-        let reading = read_body(before, &before_marks, tools, scan);
-        if !matches!(reading, Reading::NoCall) {
-            return reading;
+        let Reading::Calls(first) = read_body(before, &before_marks, tools, scan) else {
+            continue;
+        };
+        let ends_a_call = before.trim_end().ends_with(['>', ']', '}', ')']);
+        let counts = match &whole {
+            Reading::Calls(all) => first.len() < all.len() && all.starts_with(&first),
+            _ => ends_a_call,
+        };
+        if counts {
+            return Reading::Calls(first);
         }
     }
-    read_body(body, marks, tools, scan)
+    whole
 }
+
+/// How many result markers are tried as the reply's end (each costs a
+/// reading of the text before it).
+const MAX_RESULT_CUTS: usize = 4;
 
 /// The markers of a tool's result, in each format that has one.
 const RESULTS: [Marker; 10] = [

@@ -212,9 +212,8 @@ fn react(
         scan.count(between.len());
         let name = between.trim().trim_matches(['`', '"', '\'']).trim();
         let body_start = input + INPUT.len();
-        let observation = marks.find(scan, Marker::Observation, body_start);
-        let end = marks
-            .find(scan, Marker::ActionLine, body_start)
+        let observation = line_start(text, marks, scan, Marker::Observation, body_start);
+        let end = line_start(text, marks, scan, Marker::ActionLine, body_start)
             .into_iter()
             .chain(observation)
             .min()
@@ -227,4 +226,28 @@ fn react(
         from = end.max(input + 1);
     }
     Ok(())
+}
+
+/// The first `marker` from `from` on that starts a line (after spaces at
+/// most): one inside a value (`{"text": "Observation: none"}`) is no line
+/// of the format.
+fn line_start(
+    text: &str,
+    marks: &Marks,
+    scan: &mut Scan,
+    marker: Marker,
+    from: usize,
+) -> Option<usize> {
+    /// Spaces looked back over before a marker.
+    const INDENT: usize = 16;
+    let mut at = from;
+    while let Some(found) = marks.find(scan, marker, at) {
+        let line = text[..found].trim_end_matches([' ', '\t']);
+        let indent = found - line.len();
+        if indent <= INDENT && (line.is_empty() || line.ends_with('\n')) {
+            return Some(found);
+        }
+        at = found + 1;
+    }
+    None
 }

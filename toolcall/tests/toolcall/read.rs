@@ -274,6 +274,23 @@ fn calls_made_on_an_imagined_tool_result_are_not_read() {
             "<tool_call>ls\n<arg_key>path</arg_key>\n<arg_value>.</arg_value>\n</tool_call><|observation|>a.txt<tool_call>rm\n<arg_key>path</arg_key>\n<arg_value>a.txt</arg_value>\n</tool_call>",
             json!([call("ls", json!({"path": "."}))]),
         ),
+        // a value that quotes a result marker is no result, in any shape
+        (
+            "<tool_call>{\"name\": \"write\", \"arguments\": {\"text\": \"a <tool_response> b\"}}</tool_call>",
+            json!([call("write", json!({"text": "a <tool_response> b"}))]),
+        ),
+        (
+            "<function=write><parameter=text>see [TOOL_RESULTS] here</parameter></function>",
+            json!([call("write", json!({"text": "see [TOOL_RESULTS] here"}))]),
+        ),
+        (
+            "[write(text=\"a <tool_response> b\")]",
+            json!([call("write", json!({"text": "a <tool_response> b"}))]),
+        ),
+        (
+            "Action: write\nAction Input: {\"text\": \"Observation: none\"}",
+            json!([call("write", json!({"text": "Observation: none"}))]),
+        ),
         // a result before every call (quoted from earlier): read whole
         (
             "<tool_response>a.txt</tool_response>\nSo: <tool_call>{\"name\": \"ls\", \"arguments\": {}}</tool_call>",
