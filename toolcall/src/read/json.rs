@@ -13,16 +13,18 @@ use crate::repair::Values;
 
 /// Bracketed markers that would read as JSON arrays: blanked before the
 /// values are read.
-const BRACKET_MARKERS: [Marker; 4] = [
+const BRACKET_MARKERS: [Marker; 5] = [
     Marker::ToolCalls,
     Marker::ToolCallsEnd,
     Marker::Args,
     Marker::CallId,
+    Marker::ToolResults,
 ];
 
 pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
     // the text is copied only when it holds a marker to blank; blanking
     // keeps every offset, so `marks` stays true of the copy
+    let original = text;
     let blanked;
     let text = if marks.any(&BRACKET_MARKERS) {
         blanked = blank(text, marks);
@@ -43,7 +45,19 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
     let mut soft_problem = None;
     let mut values = Values::new(text, 0);
     let counted = scan.steps;
-    while let Some((read, range)) = values.next_value::<Candidate>() {
+    while let Some((mut read, range)) = values.next_value::<Candidate>() {
+        // a marker blanked inside the value was in one of its strings (the
+        // blanking only keeps markers from reading as JSON between values):
+        // the value is read again as written
+        if text.len() == original.len() && text[range.clone()] != original[range.clone()] {
+            let mut again = Values::new(&original[range.clone()], 0);
+            if let Some((read_again, span)) = again.next_value::<Candidate>()
+                && span == (0..range.len())
+            {
+                read = read_again;
+            }
+            scan.count(again.steps());
+        }
         // a value right after `(` or `=` is argument data in code, never a call
         let before = text[..range.start].trim_end().chars().next_back();
         if matches!(before, Some('(' | '=')) {
@@ -179,13 +193,25 @@ fn blank(text: &str, marks: &Marks) -> String {
 
 /// Whether a value at `at` is inside call markers: in a `<tool_call>`
 /// block, or after `[TOOL_CALLS]` or `<|python_tag|>` (which only calls
-/// follow).
+/// follow) with no tool result between (see [`super::RESULTS`]).
 fn in_call_markers(marks: &Marks, at: usize) -> bool {
     let open = marks.last_before(Marker::ToolCall, at);
     let close = marks.last_before(Marker::ToolCallEnd, at);
-    open.is_some_and(|open| close.is_none_or(|close| close < open))
-        || marks.last_before(Marker::ToolCalls, at).is_some()
-        || marks.last_before(Marker::PythonTag, at).is_some()
+    let tagged = open.filter(|open| close.is_none_or(|close| close < *open));
+    let start = [
+        tagged,
+        marks.last_before(Marker::ToolCalls, at),
+        marks.last_before(Marker::PythonTag, at),
+    ]
+    .into_iter()
+    .flatten()
+    .max();
+    // a tool's result the model wrote after the marker ends the calls
+    start.is_some_and(|start| {
+        !super::RESULTS
+            .iter()
+            .any(|result| marks.last_before(*result, at).is_some_and(|r| r > start))
+    })
 }
 
 /// `<tool_call>name</tool_call>`: a call with no arguments (GLM). A block

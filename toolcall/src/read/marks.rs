@@ -239,6 +239,28 @@ impl Marks {
         Marks { found, present }
     }
 
+    /// The markers outside `spans` (sorted, disjoint byte ranges): those
+    /// strictly inside one are left out.
+    pub(crate) fn outside(self, spans: &[std::ops::Range<usize>]) -> Marks {
+        if spans.is_empty() {
+            return self;
+        }
+        let inside = |at: usize| {
+            let i = spans.partition_point(|span| span.end <= at);
+            spans.get(i).is_some_and(|span| span.start < at)
+        };
+        let found: Vec<(Marker, usize)> = self
+            .found
+            .iter()
+            .copied()
+            .filter(|(_, at)| !inside(*at))
+            .collect();
+        let present = found
+            .iter()
+            .fold(0, |present, (marker, _)| present | bit(*marker));
+        Marks { found, present }
+    }
+
     /// Whether the text holds `marker`.
     pub(crate) fn has(&self, marker: Marker) -> bool {
         self.present & bit(marker) != 0

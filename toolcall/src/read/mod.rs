@@ -95,25 +95,35 @@ pub fn read_calls_with(text: &str, tools: &[ToolSpec]) -> Reading {
 pub(crate) fn read_counting(text: &str, tools: &[ToolSpec], scan: &mut Scan) -> Reading {
     // one pass finds every marker; a second one only when reasoning was cut
     // out of the text
+    // markers inside valid JSON values are data (see `json_spans`)
     let marks = Marks::of(text, scan);
+    let spans = json_spans(text, scan);
+    let marks = marks.outside(&spans);
     let stripped = reasoning::strip(text, &marks, scan);
-    let (body, marks) = match &stripped {
-        Some((body, marks)) => (body.as_str(), marks),
-        None => (text, &marks),
+    let stripped_parts;
+    let (body, marks, spans) = match stripped {
+        Some((body, stripped_marks)) => {
+            let spans = json_spans(&body, scan);
+            stripped_parts = (body, stripped_marks.outside(&spans), spans);
+            (
+                stripped_parts.0.as_str(),
+                &stripped_parts.1,
+                &stripped_parts.2,
+            )
+        }
+        None => (text, &marks, &spans),
     };
-    let whole = read_body(body, marks, tools, scan);
+    let whole = read_body(body, marks, spans, tools, scan);
     // A tool's result in the reply is the model imagining it: the calls
     // before it are read, not those it goes on to make on what it imagined.
     // A result marker inside a call's value (a text that quotes
     // `<tool_response>`) would cut that value short, so one counts where
     // the calls before it are the first calls of the whole reply,
-    // unchanged, or, when the whole reply cannot be read (what follows an
-    // imagined result often cannot), where the text before it ends as a
-    // call does (`>`, `]`, `}`, `)`). A reply whose calls all come after
-    // one is read whole.
-    if matches!(whole, Reading::NoCall) {
+    // unchanged. A reply whose calls all come after one is read whole, and
+    // one that cannot be read whole is unreadable (nothing runs).
+    let Reading::Calls(all) = &whole else {
         return whole;
-    }
+    };
     let mut cuts: Vec<usize> = RESULTS
         .iter()
         .flat_map(|marker| marks.all(*marker))
@@ -121,20 +131,69 @@ pub(crate) fn read_counting(text: &str, tools: &[ToolSpec], scan: &mut Scan) -> 
     cuts.sort_unstable();
     for cut in cuts.into_iter().take(MAX_RESULT_CUTS) {
         let before = &body[..cut];
-        let before_marks = Marks::of(before, scan);
-        let Reading::Calls(first) = read_body(before, &before_marks, tools, scan) else {
-            continue;
-        };
-        let ends_a_call = before.trim_end().ends_with(['>', ']', '}', ')']);
-        let counts = match &whole {
-            Reading::Calls(all) => first.len() < all.len() && all.starts_with(&first),
-            _ => ends_a_call,
-        };
-        if counts {
+        // the values that end before the cut are whole in it
+        let before_spans: Vec<_> = spans
+            .iter()
+            .filter(|span| span.end <= cut)
+            .cloned()
+            .collect();
+        let before_marks = Marks::of(before, scan).outside(&before_spans);
+        if let Reading::Calls(first) = read_body(before, &before_marks, &before_spans, tools, scan)
+            && first.len() < all.len()
+            && all.starts_with(&first)
+        {
             return Reading::Calls(first);
         }
     }
     whole
+}
+
+/// The byte ranges of the objects and arrays of `text` that are valid JSON
+/// as written: a marker inside one is in a string of it (a call's text
+/// that quotes `<think>` or `<function=x>`), data rather than structure.
+/// Only serde_json reads here (nothing is repaired): where it fails, the
+/// search goes on where it stopped reading.
+fn json_spans(text: &str, scan: &mut Scan) -> Vec<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut spans = Vec::new();
+    let mut from = 0;
+    while let Some(found) = bytes
+        .get(from..)
+        .and_then(|rest| memchr::memchr2(b'{', b'[', rest))
+    {
+        let start = from + found;
+        let rest = &text[start..];
+        let mut values =
+            serde_json::Deserializer::from_str(rest).into_iter::<serde::de::IgnoredAny>();
+        match values.next() {
+            Some(Ok(_)) => {
+                let end = start + values.byte_offset();
+                scan.count(end - start);
+                spans.push(start..end);
+                from = end;
+            }
+            Some(Err(error)) => {
+                // what it read before failing holds no value of its own
+                // that is tried again (linear; a valid value nested in a
+                // broken one is passed over, its markers left as they are)
+                let read = read_before(rest, &error).max(1);
+                scan.count(read);
+                from = start + read;
+            }
+            None => from = start + 1,
+        }
+    }
+    spans
+}
+
+/// How far serde_json read into `text` before `error`.
+fn read_before(text: &str, error: &serde_json::Error) -> usize {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(error.line().saturating_sub(1))
+        .map(str::len)
+        .sum();
+    line_start + error.column()
 }
 
 /// How many result markers are tried as the reply's end (each costs a
@@ -142,7 +201,7 @@ pub(crate) fn read_counting(text: &str, tools: &[ToolSpec], scan: &mut Scan) -> 
 const MAX_RESULT_CUTS: usize = 4;
 
 /// The markers of a tool's result, in each format that has one.
-const RESULTS: [Marker; 10] = [
+pub(super) const RESULTS: [Marker; 10] = [
     Marker::ToolResponse,
     Marker::ToolResults,
     Marker::GlmObservation,
@@ -155,14 +214,21 @@ const RESULTS: [Marker; 10] = [
     Marker::HarmonyToolMessage,
 ];
 
-/// The calls of a reply's body (reasoning cut out), typed by `tools`.
-fn read_body(body: &str, marks: &Marks, tools: &[ToolSpec], scan: &mut Scan) -> Reading {
+/// The calls of a reply's body (reasoning cut out, its valid JSON values
+/// at `spans`), typed by `tools`.
+fn read_body(
+    body: &str,
+    marks: &Marks,
+    spans: &[std::ops::Range<usize>],
+    tools: &[ToolSpec],
+    scan: &mut Scan,
+) -> Reading {
     let found = match shape_of(body, marks) {
         Some((Shape::Named, _)) => named::read(body, marks, scan),
         Some((Shape::Xml, _)) => xml::read(body, marks, scan),
         Some((Shape::Gemma, _)) => gemma::read(body, marks, scan),
         Some((Shape::Pythonic, at)) => pythonic::read_marked(body, at, marks, scan),
-        None => match pythonic::read_unmarked(body, tools, scan) {
+        None => match pythonic::read_unmarked(body, tools, spans, scan) {
             Ok(calls) if !calls.is_empty() => Ok(calls),
             Err(problem) => Err(problem),
             Ok(_) => json::read(body, marks, scan),
@@ -224,12 +290,37 @@ fn shape_of(text: &str, marks: &Marks) -> Option<(Shape, usize)> {
     ];
     let mut best: Option<(Shape, usize)> = None;
     for (marker, shape) in MARKERS {
-        if let Some(at) = marks.next(*marker, 0)
+        let at = if *marker == Marker::ActionInput {
+            // a ReAct line; in a JSON string it would follow no line break
+            marks.all(*marker).find(|at| {
+                let line = text[..*at].trim_end_matches([' ', '\t']);
+                line.is_empty() || line.ends_with('\n')
+            })
+        } else {
+            marks.next(*marker, 0)
+        };
+        if let Some(at) = at
             && best.is_none_or(|(_, b)| at < b)
             && !wraps_markup(text, *marker, at)
         {
             best = Some((*shape, at));
         }
+    }
+    // JSON in markers that come first decides: another format's marker
+    // after it is inside the JSON's values (a text that quotes
+    // `<function=x>` or `to=functions.y`), read by the JSON reader
+    let json_first = [Marker::ToolCall, Marker::PythonTag, Marker::ToolCalls]
+        .iter()
+        .filter_map(|marker| {
+            let at = marks.next(*marker, 0)?;
+            let after = text[at + marker.text().len()..].trim_start();
+            after.starts_with(['{', '[']).then_some(at)
+        })
+        .min();
+    if let (Some(json), Some((_, other))) = (json_first, best)
+        && json < other
+    {
+        return None;
     }
     // Mistral v11: `[TOOL_CALLS]name{...}` (a list after it is JSON)
     for at in marks.all(Marker::ToolCalls) {
@@ -304,6 +395,11 @@ mod tests {
             "<|tool_call_begin|>".repeat(N),
             "to=functions.a".repeat(N),
             "[TOOL_CALLS]a".repeat(N),
+            format!("[\"{}", "[1,".repeat(N)),
+            format!("{{\"a\": \"{}", "{".repeat(N)),
+            "[1,1,1,".repeat(N),
+            "[\"[1,1,1,1,1,1\",".repeat(N),
+            "{\"a\": [".repeat(N),
             "[TOOL_CALLS]a{".repeat(N),
             "[TOOL_CALLS]a[ARGS]{\"x\": \"".repeat(N),
             "[TOOL_CALLS]a{\"x\": \"[TOOL_CALLS]".repeat(N),

@@ -205,7 +205,8 @@ fn react(
     const ACTION: &str = Marker::ActionLine.text();
     const INPUT: &str = Marker::ActionInput.text();
     let mut from = 0;
-    while let Some(input) = marks.find(scan, Marker::ActionInput, from) {
+    // only lines: an `Action Input:` inside another format's value is text
+    while let Some(input) = line_start(text, marks, scan, Marker::ActionInput, from) {
         scan.count(1);
         let Some(action) = marks
             .last_before(Marker::ActionLine, input)

@@ -61,8 +61,17 @@ pub(super) fn read_marked(
 pub(super) fn read_unmarked(
     text: &str,
     tools: &[ToolSpec],
+    json: &[std::ops::Range<usize>],
     scan: &mut Scan,
 ) -> Result<Vec<ToolCall>, CallError> {
+    // a call written inside a JSON value (a text that quotes
+    // `[rm(path='/')]`) is data: the searches below jump over such values
+    let past_json = |at: usize| {
+        let i = json.partition_point(|span| span.end <= at);
+        json.get(i)
+            .filter(|span| span.start < at)
+            .map(|span| span.end)
+    };
     // every call has a `(`: a reply without one (most JSON replies) is
     // passed over in one memchr
     if scan.find_byte(text, 0, b'(').is_none() {
@@ -85,6 +94,10 @@ pub(super) fn read_unmarked(
     let mut calls = Vec::new();
     let mut from = 0;
     while let Some(at) = scan.find_byte(text, from, b'[') {
+        if let Some(end) = past_json(at) {
+            from = end;
+            continue;
+        }
         match call_list(text, at, scan)? {
             Some((list, stop)) if !list.is_empty() => {
                 calls.extend(list);
@@ -102,6 +115,10 @@ pub(super) fn read_unmarked(
     let mut broken = false;
     let mut from = 0;
     while let Some(at) = scan.find_byte(text, from, b'(') {
+        if let Some(end) = past_json(at) {
+            from = end;
+            continue;
+        }
         let start = text[..at].trim_end_matches(super::scan::is_name_char).len();
         let name = &text[start..at];
         let boundary = text[..start]

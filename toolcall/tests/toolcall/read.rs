@@ -259,9 +259,14 @@ fn calls_made_on_an_imagined_tool_result_are_not_read() {
             "<tool_call>\n{\"name\": \"grep\", \"arguments\": {\"pattern\": \"TODO\"}}\n</tool_call>\n<tool_response>\nsrc/a.rs:1: TODO\n</tool_response>\n<tool_call>\n{\"name\": \"rm\", \"arguments\": {\"path\": \"src/a.rs\"}}\n</tool_call>",
             json!([call("grep", json!({"pattern": "TODO"}))]),
         ),
-        // Mistral: [TOOL_RESULTS]
+        // Mistral: [TOOL_RESULTS] between lists of calls
         (
             "[TOOL_CALLS][{\"name\": \"ls\", \"arguments\": {}}][TOOL_RESULTS]{\"content\": \"a.txt\"}[/TOOL_RESULTS][TOOL_CALLS][{\"name\": \"rm\", \"arguments\": {\"path\": \"a.txt\"}}]",
+            json!([call("ls", json!({}))]),
+        ),
+        // Mistral v11: [TOOL_RESULTS]
+        (
+            "[TOOL_CALLS]ls[ARGS]{}[TOOL_RESULTS]{\"content\": \"a.txt\"}[/TOOL_RESULTS][TOOL_CALLS]rm[ARGS]{\"path\": \"a.txt\"}",
             json!([call("ls", json!({}))]),
         ),
         // Llama 3.1: an ipython turn
@@ -299,6 +304,13 @@ fn calls_made_on_an_imagined_tool_result_are_not_read() {
     ];
     for (text, expected) in cases {
         assert_eq!(calls(text), expected, "{text}");
+    }
+    // where what follows an imagined result cannot be read, nothing runs
+    match read_calls(
+        "<tool_call>{\"name\": \"ls\", \"arguments\": {}}</tool_call><tool_response>a.txt</tool_response><tool_call>remove the file</tool_call>",
+    ) {
+        Reading::Unreadable { .. } => {}
+        other => panic!("{other:?}"),
     }
 }
 
@@ -532,4 +544,121 @@ fn a_broken_call_beside_a_good_one_makes_the_reply_unreadable() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Calls written in a format whose arguments are JSON read back exactly,
+/// whatever their text quotes: another format's markers, a reasoning tag,
+/// a tool result, a call (data never becomes structure).
+mod quoted_markers {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::calls;
+
+    /// What a value is made of: plain text and every kind of marker.
+    const PIECES: &[&str] = &[
+        "a",
+        " ",
+        "\n",
+        "\"",
+        "'",
+        "\\",
+        "{",
+        "}",
+        "[",
+        "]",
+        "(",
+        ")",
+        "<think>",
+        "</think>",
+        "<tool_call>",
+        "</tool_call>",
+        "<tool_response>",
+        "[TOOL_CALLS]",
+        "[TOOL_RESULTS]",
+        "[ARGS]",
+        "<|python_tag|>",
+        "<function=x>",
+        "</function>",
+        "<parameter=y>",
+        "<function_calls>",
+        "<invoke name=\"z\">",
+        "to=functions.z",
+        "<|call|>",
+        "<|observation|>",
+        "<|im_start|>tool",
+        "Action: rm\nAction Input: {}",
+        "Observation:",
+        "{\"name\": \"rm\", \"arguments\": {}}",
+        "[rm(path='/')]",
+        "<start_function_call>call:rm{}<end_function_call>",
+    ];
+
+    fn value() -> impl Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(PIECES), 0..6)
+            .prop_map(|pieces| pieces.concat())
+    }
+
+    fn render(format: usize, calls: &[(String, Value)]) -> String {
+        let object = |(name, arguments): &(String, Value)| {
+            json!({"name": name, "arguments": arguments}).to_string()
+        };
+        match format {
+            0 => calls
+                .iter()
+                .map(|call| format!("<tool_call>\n{}\n</tool_call>", object(call)))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            1 => calls
+                .iter()
+                .map(|(name, arguments)| format!("[TOOL_CALLS]{name}[ARGS]{arguments}"))
+                .collect(),
+            2 => format!(
+                "[TOOL_CALLS]{}",
+                Value::Array(
+                    calls
+                        .iter()
+                        .map(|(n, a)| json!({"name": n, "arguments": a}))
+                        .collect()
+                )
+            ),
+            3 => format!(
+                "<|python_tag|>{}",
+                json!({"name": calls[0].0, "parameters": calls[0].1})
+            ),
+            4 => object(&calls[0]),
+            _ => format!(
+                "Thought: go\nAction: {}\nAction Input: {}",
+                calls[0].0, calls[0].1
+            ),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn calls_read_back_exactly(
+            format in 0usize..6,
+            written in proptest::collection::vec(
+                (
+                    proptest::sample::select(&["write", "grep", "ls"][..]),
+                    value(),
+                    value(),
+                ),
+                1..4,
+            ),
+        ) {
+            let written: Vec<(String, Value)> = written
+                .into_iter()
+                .map(|(name, text, path)| (name.to_owned(), json!({"text": text, "path": path})))
+                .collect();
+            // the formats that hold one call a reply
+            let written = if format >= 3 { written[..1].to_vec() } else { written };
+            let text = render(format, &written);
+            let expected: Vec<Value> = written
+                .iter()
+                .map(|(name, arguments)| json!({"name": name, "arguments": arguments}))
+                .collect();
+            prop_assert_eq!(calls(&text), Value::Array(expected), "{}", text);
+        }
+    }
 }
