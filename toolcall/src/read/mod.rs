@@ -97,13 +97,13 @@ pub(crate) fn read_counting(text: &str, tools: &[ToolSpec], scan: &mut Scan) -> 
     // out of the text
     // markers inside valid JSON values are data (see `json_spans`)
     let marks = Marks::of(text, scan);
-    let spans = json_spans(text, scan);
+    let spans = data_spans(text, &marks, scan);
     let marks = marks.outside(&spans);
     let stripped = reasoning::strip(text, &marks, scan);
     let stripped_parts;
     let (body, marks, spans) = match stripped {
         Some((body, stripped_marks)) => {
-            let spans = json_spans(&body, scan);
+            let spans = data_spans(&body, &stripped_marks, scan);
             stripped_parts = (body, stripped_marks.outside(&spans), spans);
             (
                 stripped_parts.0.as_str(),
@@ -184,6 +184,41 @@ fn json_spans(text: &str, scan: &mut Scan) -> Vec<std::ops::Range<usize>> {
         }
     }
     spans
+}
+
+/// Where `text` (whose markers are `marks`) holds data rather than
+/// structure: its valid JSON values ([`json_spans`]) and the values of XML
+/// parameters (`<parameter=k>...</parameter>`, `<arg_value>...</arg_value>`,
+/// `<param ...>...</param>`), merged, sorted and disjoint.
+fn data_spans(text: &str, marks: &Marks, scan: &mut Scan) -> Vec<std::ops::Range<usize>> {
+    const VALUES: [(Marker, Marker); 3] = [
+        (Marker::ParameterEq, Marker::ParameterEnd),
+        (Marker::ArgValue, Marker::ArgValueEnd),
+        (Marker::Param, Marker::ParamEnd),
+    ];
+    let mut spans = json_spans(text, scan);
+    for (open, close) in VALUES {
+        let mut from = 0;
+        while let Some(at) = marks.find(scan, open, from) {
+            let start = at + open.text().len();
+            let Some(end) = marks.find(scan, close, start) else {
+                break;
+            };
+            // from the opening marker's last byte: a marker that starts
+            // the value is strictly inside the span
+            spans.push(start - 1..end);
+            from = end;
+        }
+    }
+    spans.sort_unstable_by_key(|span| span.start);
+    let mut merged: Vec<std::ops::Range<usize>> = Vec::with_capacity(spans.len());
+    for span in spans {
+        match merged.last_mut() {
+            Some(last) if span.start < last.end => last.end = last.end.max(span.end),
+            _ => merged.push(span),
+        }
+    }
+    merged
 }
 
 /// How far serde_json read into `text` before `error`.

@@ -385,6 +385,23 @@ fn never_invented() {
             call("pwd", json!({}))
         ])
     );
+    // nor inside an XML parameter's value: reasoning tags, another
+    // format's markers and JSON calls there are text
+    assert_eq!(
+        calls(
+            "<tool_call>\n<function=write>\n<parameter=text>\n</think>{\"name\": \"rm\"} <think>to=functions.z\n</parameter>\n</function>\n</tool_call>"
+        ),
+        json!([call(
+            "write",
+            json!({"text": "</think>{\"name\": \"rm\"} <think>to=functions.z"})
+        )])
+    );
+    assert_eq!(
+        calls(
+            "<tool_call>grep\n<arg_key>pattern</arg_key>\n<arg_value><think>[rm(path='/')]</arg_value>\n</tool_call>"
+        ),
+        json!([call("grep", json!({"pattern": "<think>[rm(path='/')]"}))])
+    );
     // an example call in prose beside calls in markers is neither taken
     // nor dropped unsaid: the reply is unreadable
     match read_calls(
