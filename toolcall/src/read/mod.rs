@@ -187,8 +187,8 @@ fn json_spans(text: &str, scan: &mut Scan) -> Vec<std::ops::Range<usize>> {
 }
 
 /// Where `text` (whose markers are `marks`) holds data rather than
-/// structure: its valid JSON values ([`json_spans`]) and the values of XML
-/// parameters (`<parameter=k>...</parameter>`, `<arg_value>...</arg_value>`,
+/// structure: its valid JSON values ([`json_spans`]), its bracketed lists
+/// of pythonic calls, and the values of XML parameters (`<parameter=k>...</parameter>`, `<arg_value>...</arg_value>`,
 /// `<param ...>...</param>`), merged, sorted and disjoint.
 fn data_spans(text: &str, marks: &Marks, scan: &mut Scan) -> Vec<std::ops::Range<usize>> {
     const VALUES: [(Marker, Marker); 3] = [
@@ -197,6 +197,7 @@ fn data_spans(text: &str, marks: &Marks, scan: &mut Scan) -> Vec<std::ops::Range
         (Marker::Param, Marker::ParamEnd),
     ];
     let mut spans = json_spans(text, scan);
+    spans.extend(pythonic::list_spans(text, scan));
     for (open, close) in VALUES {
         let mut from = 0;
         while let Some(at) = marks.find(scan, open, from) {

@@ -143,6 +143,27 @@ pub(super) fn read_unmarked(
     Ok(calls)
 }
 
+/// The bracketed lists of keyword calls in `text` (`[name(key=value)]`),
+/// as byte ranges: what their strings hold is data, not markers.
+pub(super) fn list_spans(text: &str, scan: &mut Scan) -> Vec<std::ops::Range<usize>> {
+    let mut spans = Vec::new();
+    // every call has a `(`
+    if scan.find_byte(text, 0, b'(').is_none() {
+        return spans;
+    }
+    let mut from = 0;
+    while let Some(at) = scan.find_byte(text, from, b'[') {
+        match call_list(text, at, scan) {
+            Ok(Some((list, stop))) if !list.is_empty() => {
+                spans.push(at..stop);
+                from = stop;
+            }
+            _ => from = at + 1,
+        }
+    }
+    spans
+}
+
 fn malformed() -> CallError {
     CallError::Malformed {
         shape: SHAPE,

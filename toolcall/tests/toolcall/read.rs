@@ -402,6 +402,14 @@ fn never_invented() {
         ),
         json!([call("grep", json!({"pattern": "<think>[rm(path='/')]"}))])
     );
+    // nor inside a pythonic call's string
+    assert_eq!(
+        calls("[write(text=\"<think>[TOOL_CALLS]rm{}\"), ls(path='</think>')]"),
+        json!([
+            call("write", json!({"text": "<think>[TOOL_CALLS]rm{}"})),
+            call("ls", json!({"path": "</think>"}))
+        ])
+    );
     // an example call in prose beside calls in markers is neither taken
     // nor dropped unsaid: the reply is unreadable
     match read_calls(
