@@ -655,6 +655,7 @@ fn masked_files(
     };
     let mut found = Vec::new();
     let mut links = Vec::new();
+    let mut linked = Vec::new();
     let mut scan = |dir: &Path, descend: bool| -> Vec<std::path::PathBuf> {
         let mut subdirs = Vec::new();
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -677,7 +678,7 @@ fn masked_files(
                     && target.starts_with(root)
                     && target.is_file()
                 {
-                    found.push(target);
+                    linked.push(target);
                     links.push(entry.path());
                 }
             } else if descend && kind.is_dir() && name != ".git" {
@@ -698,7 +699,7 @@ fn masked_files(
     for dir in scan(root, true) {
         scan(&dir, false);
     }
-    remember_linked(linked_before, &links, &mut found);
+    remember_linked(linked_before, linked, &mut found);
     found.sort();
     found.dedup();
     if found.len() > MAX_MASKED {
@@ -707,32 +708,32 @@ fn masked_files(
     Ok((found, links))
 }
 
-/// Adds the targets of `links` (found now) to the files a kernel hid
-/// through a link before, and every one of those that is still a regular
-/// file to `found`: a call that may write can remove a link (it is no
-/// mount point), and the next call's search would no longer find the file
-/// it led to. At most [`MAX_MASKED`] are kept.
+/// Adds `targets` (the files links named as secrets lead to now) to the
+/// files a kernel hid through a link before, and every one of those that
+/// is still a regular file to `found`: a call that may write can remove a
+/// link (it is no mount point), and the next call's search would no longer
+/// find the file it led to. At most [`MAX_MASKED`] are kept beyond those
+/// found now.
 fn remember_linked(
-    linked: &std::sync::Mutex<Vec<std::path::PathBuf>>,
-    links: &[std::path::PathBuf],
+    before: &std::sync::Mutex<Vec<std::path::PathBuf>>,
+    targets: Vec<std::path::PathBuf>,
     found: &mut Vec<std::path::PathBuf>,
 ) {
-    let mut linked = linked
+    let mut before = before
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    for link in links {
-        if let Ok(target) = std::fs::canonicalize(link)
-            && linked.len() < MAX_MASKED
-            && !linked.contains(&target)
-        {
-            linked.push(target);
+    for target in &targets {
+        if before.len() < MAX_MASKED && !before.contains(target) {
+            before.push(target.clone());
         }
     }
-    for target in linked.iter() {
-        if std::fs::symlink_metadata(target).is_ok_and(|meta| meta.is_file()) {
-            found.push(target.clone());
-        }
-    }
+    found.extend(targets);
+    found.extend(
+        before
+            .iter()
+            .filter(|target| std::fs::symlink_metadata(target).is_ok_and(|meta| meta.is_file()))
+            .cloned(),
+    );
 }
 
 /// Pins (binds on itself, so that it cannot be renamed) every folder below

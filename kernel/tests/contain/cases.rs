@@ -1377,31 +1377,26 @@ fn protected_paths_and_secret_files() {
     // A folder holding a hidden file, moved deeper than the next call's
     // search looks, would carry it out of sight: such a folder is pinned.
     std::fs::create_dir_all(world.ws("deeper/down")).unwrap();
-    twice("move a folder holding a secret deeper", |on| {
-        run(
-            on,
-            Access::WriteWorkspace,
-            "import os\ntry: os.rename('sub', 'deeper/down/sub')\nexcept OSError as error: print(error)",
-        );
-        let moved = world.ws("deeper/down/sub/.env").exists();
-        if moved {
-            std::fs::rename(world.ws("deeper/down/sub"), world.ws("sub")).unwrap();
-        }
-        moved
-    });
+    // A write call renames `folder` deeper than the next call's search
+    // looks (put back when it could); whether `moved` (a path below
+    // deeper/down) then exists.
+    let move_deeper = |name: &str, folder: &str, moved: &str| {
+        twice(name, |on| {
+            let script = format!(
+                "import os\ntry: os.rename('{folder}', 'deeper/down/{folder}')\nexcept OSError as error: print(error)"
+            );
+            run(on, Access::WriteWorkspace, &script);
+            let gone = world.ws(&format!("deeper/down/{moved}")).exists();
+            if gone {
+                std::fs::rename(world.ws(&format!("deeper/down/{folder}")), world.ws(folder))
+                    .unwrap();
+            }
+            gone
+        });
+    };
+    move_deeper("move a folder holding a secret deeper", "sub", "sub/.env");
     // So is every folder above the file a link leads to.
-    twice("move a folder above a linked secret deeper", |on| {
-        run(
-            on,
-            Access::WriteWorkspace,
-            "import os\ntry: os.rename('envs', 'deeper/down/envs')\nexcept OSError as error: print(error)",
-        );
-        let moved = world.ws("deeper/down/envs").exists();
-        if moved {
-            std::fs::rename(world.ws("deeper/down/envs"), world.ws("envs")).unwrap();
-        }
-        moved
-    });
+    move_deeper("move a folder above a linked secret deeper", "envs", "envs");
     // A folder reached through a link from the root is one below it by
     // the path a program names.
     std::fs::create_dir_all(world.ws("real/deep/config")).unwrap();
@@ -1411,18 +1406,7 @@ fn protected_paths_and_secret_files() {
         run(on, Access::ReadOnly, "print(open('config/.env').read())").contains("SECRET=through")
     });
     // So is a folder holding a link named as a secret file.
-    twice("move a folder holding a secret's link deeper", |on| {
-        run(
-            on,
-            Access::WriteWorkspace,
-            "import os\ntry: os.rename('app', 'deeper/down/app')\nexcept OSError as error: print(error)",
-        );
-        let moved = world.ws("deeper/down/app").exists();
-        if moved {
-            std::fs::rename(world.ws("deeper/down/app"), world.ws("app")).unwrap();
-        }
-        moved
-    });
+    move_deeper("move a folder holding a secret's link deeper", "app", "app");
     // A file hidden through a link stays hidden once the link is gone (a
     // call that may write can remove it; the next call's search would not
     // find the file).

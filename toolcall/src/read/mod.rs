@@ -259,7 +259,7 @@ fn read_body(
     tools: &[ToolSpec],
     scan: &mut Scan,
 ) -> Reading {
-    let found = match shape_of(body, marks) {
+    let found = match shape_of(body, marks, scan) {
         Some((Shape::Named, _)) => named::read(body, marks, scan),
         Some((Shape::Xml, _)) => xml::read(body, marks, scan),
         Some((Shape::Gemma, _)) => gemma::read(body, marks, scan),
@@ -303,7 +303,7 @@ fn read_body(
 /// The shape announced by the first decisive marker in the text, and where
 /// it is; `None` when no marker decides (JSON in chatter, or bare pythonic
 /// calls).
-fn shape_of(text: &str, marks: &Marks) -> Option<(Shape, usize)> {
+fn shape_of(text: &str, marks: &Marks, scan: &mut Scan) -> Option<(Shape, usize)> {
     const MARKERS: &[(Marker, Shape)] = &[
         // name outside the JSON
         (Marker::DeepseekBegin, Shape::Named),
@@ -327,11 +327,8 @@ fn shape_of(text: &str, marks: &Marks) -> Option<(Shape, usize)> {
     let mut best: Option<(Shape, usize)> = None;
     for (marker, shape) in MARKERS {
         let at = if *marker == Marker::ActionInput {
-            // a ReAct line; in a JSON string it would follow no line break
-            marks.all(*marker).find(|at| {
-                let line = text[..*at].trim_end_matches([' ', '\t']);
-                line.is_empty() || line.ends_with('\n')
-            })
+            // a ReAct line, not text that quotes one
+            named::line_start(text, marks, scan, *marker, 0)
         } else {
             marks.next(*marker, 0)
         };

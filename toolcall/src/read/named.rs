@@ -11,7 +11,6 @@ use super::make_call;
 use super::marks::{Marker, Marks};
 use super::scan::{Scan, is_name_start, name_end, skip_space};
 use crate::call::{CallError, ToolCall};
-use crate::repair::Values;
 
 const SHAPE: &str = "name-outside-json-args";
 
@@ -135,23 +134,17 @@ fn mistral(
         if stop >= text.len() {
             return Err(incomplete(name));
         }
-        let lexical_next = marks
+        // (a `[TOOL_CALLS]` inside the arguments' JSON is no marker: see
+        // `super::data_spans`)
+        let next = marks
             .find(scan, Marker::ToolCalls, stop)
             .unwrap_or(text.len());
         // `[CALL_ID]id[ARGS]{...}` or `[ARGS]{...}` or `{...}`
         let args_from = marks
             .find(scan, Marker::Args, stop)
-            .filter(|a| *a < lexical_next)
+            .filter(|a| *a < next)
             .map_or(stop, |args| args + Marker::Args.text().len());
-        // the next call starts after the arguments' JSON, when it reads:
-        // a `[TOOL_CALLS]` inside one of its strings is data
-        let next = match json_end(text, args_from, scan) {
-            Some(end) if end > lexical_next => marks
-                .find(scan, Marker::ToolCalls, end)
-                .unwrap_or(text.len()),
-            _ => lexical_next,
-        };
-        let body = &text[args_from.min(next)..next];
+        let body = &text[args_from..next];
         let call = make_call(SHAPE, name, arguments(name, body, scan)?)?;
         found.push((at, call));
         from = next;
@@ -242,7 +235,7 @@ fn react(
 /// The first `marker` from `from` on that starts a line (after spaces at
 /// most): one inside a value (`{"text": "Observation: none"}`) is no line
 /// of the format.
-fn line_start(
+pub(super) fn line_start(
     text: &str,
     marks: &Marks,
     scan: &mut Scan,
@@ -261,19 +254,4 @@ fn line_start(
         at = found + 1;
     }
     None
-}
-
-/// Where the JSON value that starts at `from` (after spaces) ends, when
-/// one starts there and reads as JSON.
-fn json_end(text: &str, from: usize, scan: &mut Scan) -> Option<usize> {
-    if !text.get(from..)?.trim_start().starts_with('{') {
-        return None;
-    }
-    let mut values = Values::new(text, from);
-    let read = values.next_value::<serde_json::Value>();
-    scan.count(values.steps());
-    match read {
-        Some((Ok(_), range)) if text.get(from..range.start)?.trim().is_empty() => Some(range.end),
-        _ => None,
-    }
 }
