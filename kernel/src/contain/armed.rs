@@ -178,6 +178,11 @@ pub(super) fn arm(space: usize, filter: &libc::sock_fprog) -> Option<(c_int, c_i
         listener: AtomicI32::new(-1),
     };
     let stack_top = (space + CONTROL) as *mut libc::c_void;
+    // Cloned onto this processor, which is free once this process waits
+    // below: placed by the operating system, it may queue behind a busy
+    // one (a running call's program) and arm only when that one is done,
+    // on the call's path.
+    let mask = pin_here();
     // SAFETY: the armed process shares this process's memory and its
     // descriptor table, and runs only `armed_entry` on the space's stack
     // (used by no other process: one armed process per warm init, one warm
@@ -195,16 +200,66 @@ pub(super) fn arm(space: usize, filter: &libc::sock_fprog) -> Option<(c_int, c_i
             control.life.as_ptr(),
         )
     };
+    if let Some(mask) = &mask {
+        set_affinity(0, mask);
+    }
     if pid < 0 {
         return None;
     }
     loop {
         match control.life.load(Ordering::Acquire) {
-            ARMED => return Some((pid, arming.listener.load(Ordering::Acquire))),
+            ARMED => break,
             0 => return None,
             now => futex_wait(&control.life, now),
         }
     }
+    // Its program runs where this process may: one that cannot be given
+    // that mask back is ended (its program would run on one processor).
+    if mask.is_some_and(|mask| !set_affinity(pid, &mask)) {
+        // SAFETY: a signal to this process's own child, which it reaps.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        loop {
+            match control.life.load(Ordering::Acquire) {
+                0 => return None,
+                now => futex_wait(&control.life, now),
+            }
+        }
+    }
+    Some((pid, arming.listener.load(Ordering::Acquire)))
+}
+
+/// Restricts this process to the processor it runs on; the mask it had, or
+/// `None` (and no change) when either cannot be read or set.
+#[expect(unsafe_code)]
+fn pin_here() -> Option<libc::cpu_set_t> {
+    // SAFETY: raw calls writing into local values (the processor number
+    // by `getcpu`, which needs no thread-local state of this process).
+    unsafe {
+        let mut mask: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut mask) != 0 {
+            return None;
+        }
+        let mut cpu: libc::c_uint = 0;
+        if libc::syscall(
+            libc::SYS_getcpu,
+            &mut cpu as *mut libc::c_uint,
+            std::ptr::null_mut::<libc::c_uint>(),
+            std::ptr::null_mut::<libc::c_void>(),
+        ) != 0
+        {
+            return None;
+        }
+        let mut here: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu as usize, &mut here);
+        set_affinity(0, &here).then_some(mask)
+    }
+}
+
+/// Sets the processors `pid` (0: this process) may run on; whether it did.
+#[expect(unsafe_code)]
+fn set_affinity(pid: libc::pid_t, mask: &libc::cpu_set_t) -> bool {
+    // SAFETY: a raw call reading a local mask.
+    unsafe { libc::sched_setaffinity(pid, std::mem::size_of::<libc::cpu_set_t>(), mask) == 0 }
 }
 
 /// Whether the armed process on the space at `space` still waits for its

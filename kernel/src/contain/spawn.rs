@@ -412,9 +412,9 @@ pub(crate) fn clone_init_shared(plan: &ChildPlan<'_>) -> std::io::Result<libc::p
         reply,
     };
     // (The list's lock is released before any wait.)
-    let mut idle = idle_init_threads().pop();
+    let mut idle = take_idle();
     if idle.is_none() && FirstInitThread::wait() {
-        idle = idle_init_threads().pop();
+        idle = take_idle();
     }
     if let Some(IdleInit { thread, warm }) = idle {
         // The thread's warm init is handed the call here, on the caller's
@@ -575,6 +575,28 @@ fn idle_init_threads() -> std::sync::MutexGuard<'static, Vec<IdleInit>> {
     IDLE.get_or_init(Mutex::default)
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Takes an idle init thread for a call: the last offered of those with a
+/// warm init, or the last offered when none has one. At most
+/// [`super::warm`]'s bound of warm inits wait at once, so with more idle
+/// threads than that some have none; the last offered (the one a call
+/// ending just before gives back) may be one of them, or still be on its
+/// way back while its init exits (the operating system tears its
+/// namespaces down first): taking it would clone the call's init cold
+/// while another thread's warm init waits for nothing.
+fn take_idle() -> Option<IdleInit> {
+    let mut idle = idle_init_threads();
+    let at = pick(&idle, |thread| thread.warm.is_some())?;
+    Some(idle.remove(at))
+}
+
+/// Where in `idle` (in the order offered) the thread to take is: the last
+/// for which `warm` holds, or the last.
+fn pick<T>(idle: &[T], warm: impl Fn(&T) -> bool) -> Option<usize> {
+    idle.iter()
+        .rposition(warm)
+        .or_else(|| idle.len().checked_sub(1))
 }
 
 /// The answer of an init thread.
@@ -2104,5 +2126,16 @@ mod tests {
         // The running process's own masks parse (it ignores SIGPIPE).
         let own = handled_signals().unwrap();
         assert_ne!(own & (1 << (libc::SIGPIPE - 1)), 0);
+    }
+
+    #[test]
+    fn a_call_takes_the_last_idle_thread_with_a_warm_init() {
+        // More idle threads than warm inits: the last offered has none
+        // (or is on its way back), an earlier one has one waiting.
+        assert_eq!(pick(&[true, false], |&warm| warm), Some(0));
+        assert_eq!(pick(&[false, true, true, false], |&warm| warm), Some(2));
+        assert_eq!(pick(&[false, false], |&warm| warm), Some(1));
+        assert_eq!(pick(&[true, true], |&warm| warm), Some(1));
+        assert_eq!(pick::<bool>(&[], |&warm| warm), None);
     }
 }
