@@ -6,8 +6,8 @@ use nix::fcntl::{FcntlArg, FdFlag, fcntl};
 
 /// Marks every descriptor above 2 that this process holds close-on-exec.
 ///
-/// Called when a kernel is built, not per spawn (which would need a
-/// `pre_exec` hook and leave the fast `posix_spawn` path). Descriptors the
+/// Called when a kernel is built, not per spawn (one call for every
+/// descriptor, not a close in each child before `execve`). Descriptors the
 /// Rust standard library opens are already close-on-exec; this catches the
 /// ones inherited from the parent process or opened by foreign code before
 /// the kernel was built.

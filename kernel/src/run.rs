@@ -351,8 +351,21 @@ fn supervise_bare<S: AsRef<OsStr>>(
         .current_dir(kernel.root())
         .stdin(Stdio::null())
         .stdout(writer)
-        .stderr(writer_for_stderr)
-        .process_group(0);
+        .stderr(writer_for_stderr);
+    // A session of its own, as a contained call's init leads (its process
+    // group is the one the kernel ends): no controlling terminal, so the
+    // program cannot open the integrator's or push input into it.
+    // SAFETY: the closure runs in the forked child before `execve` and
+    // makes one async-signal-safe call.
+    #[expect(unsafe_code)]
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
     let start = Instant::now();
     let spawned = command.spawn();
     // The command holds the parent's copies of the pipe's write end: drop it

@@ -273,6 +273,19 @@ fn compile_with(access: Access, tree: bool) -> Option<BpfProgram> {
         // `openat2` carries its mode in a structure the filter cannot read.
         rules.insert(libc::SYS_openat2, Vec::new());
     }
+    // Input pushed into a terminal (`TIOCSTI`) or pasted from a console's
+    // selection (`TIOCLINUX`): typed into the integrator's shell once it
+    // has the terminal back. A call has no controlling terminal (its init
+    // leads a session of its own), which `TIOCSTI` needs; this holds where
+    // a terminal's descriptor reaches a program all the same. The request
+    // is read as the operating system reads it, as 32 bits.
+    rules.insert(
+        libc::SYS_ioctl,
+        vec![
+            when(1, SeccompCmpOp::Eq, libc::TIOCSTI)?,
+            when(1, SeccompCmpOp::Eq, libc::TIOCLINUX)?,
+        ],
+    );
     // Limits and scheduling of another process of the same user: the
     // call's init is one (it counts the call's processes where nothing else
     // bounds them, and a program could lower its descriptor limit or its
@@ -558,6 +571,7 @@ mod tests {
                         let ruled = [
                             libc::SYS_execve,
                             libc::SYS_socketpair,
+                            libc::SYS_ioctl,
                             libc::SYS_prlimit64,
                             libc::SYS_setpriority,
                             libc::SYS_sched_setscheduler,
@@ -624,6 +638,22 @@ mod tests {
             let scheduler = libc::SYS_sched_setscheduler as u32;
             assert_eq!(verdict(scheduler, [0, 5, 0x1000, 0, 0, 0]), ALLOW);
             assert_eq!(verdict(scheduler, [1, 5, 0x1000, 0, 0, 0]), ERRNO);
+            // No input pushed into a terminal, whatever the request's upper
+            // 32 bits (the operating system reads 32); other requests go.
+            let ioctl = libc::SYS_ioctl as u32;
+            for request in [libc::TIOCSTI, libc::TIOCLINUX] {
+                for high in [0, 1 << 32, 0xffff_ffff << 32] {
+                    assert_eq!(verdict(ioctl, [0, request | high, 0x1000, 0, 0, 0]), ERRNO);
+                }
+            }
+            for request in [
+                libc::TCGETS,
+                libc::TIOCGWINSZ,
+                libc::FIONREAD,
+                libc::FIONBIO,
+            ] {
+                assert_eq!(verdict(ioctl, [1, request, 0x1000, 0, 0, 0]), ALLOW);
+            }
         }
     }
 

@@ -61,7 +61,7 @@ pub(crate) enum Stage {
     Seccomp,
     /// Executing the program.
     Exec,
-    /// Leading a process group.
+    /// Leading a session of its own (and its process group).
     ProcessGroup,
     /// Making every mount read-only.
     MountReadOnly,
@@ -89,7 +89,7 @@ const STAGES: [(Stage, &str); 21] = [
     (Stage::Landlock, "enforce the landlock ruleset"),
     (Stage::Seccomp, "install the seccomp filter"),
     (Stage::Exec, "execute the program"),
-    (Stage::ProcessGroup, "lead a process group"),
+    (Stage::ProcessGroup, "lead a session and process group"),
     (Stage::MountReadOnly, "make every mount read-only"),
     (Stage::WritableWorkspace, "make the workspace writable"),
 ];
@@ -1205,8 +1205,13 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
         plan.go,
     ];
     close_others(&mut keep);
-    // SAFETY: setpgid on ourselves.
-    if unsafe { libc::setpgid(0, 0) } != 0 {
+    // A session of its own (and so a process group of its own): the call
+    // has no controlling terminal, so no program of it can open the
+    // integrator's (`/dev/tty`) or push input into it (`TIOCSTI` works only
+    // on the caller's own terminal), even where Landlock does not keep it
+    // from the terminal's device.
+    // SAFETY: setsid on ourselves.
+    if unsafe { libc::setsid() } < 0 {
         fail(plan.report, Stage::ProcessGroup, errno());
     }
     wait_for_go(plan.go);

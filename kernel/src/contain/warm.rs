@@ -380,7 +380,9 @@ fn warm_main(setup: &Setup) -> ! {
         if null > 2 {
             libc::close(null);
         }
-        if libc::setpgid(0, 0) != 0
+        // A session of its own, as every call's init: no terminal (see
+        // `spawn::child_main`).
+        if libc::setsid() < 0
             || spawn::enter_namespaces(&setup.uid_map, &setup.gid_map, setup.proc).is_err()
         {
             libc::_exit(127);

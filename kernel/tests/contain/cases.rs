@@ -50,6 +50,10 @@ pub(crate) const ALL: &[Case] = &[
         reach_an_abstract_unix_socket,
     ),
     (
+        "push_input_into_the_integrators_terminal",
+        push_input_into_the_integrators_terminal,
+    ),
+    (
         "change_metadata_outside_during_a_write_call",
         change_metadata_outside_during_a_write_call,
     ),
@@ -411,6 +415,104 @@ fn send_a_datagram_to_a_unix_socket_outside() {
 /// abstract sockets (a name in the network namespace, not a file: no
 /// file rule covers it): not by a datagram sent to its name, not by
 /// connecting the pair's socket to it, not with its own socket.
+/// A program that reaches the terminal its integrator runs on can push
+/// input into it (`TIOCSTI`), which the user's shell reads as typed once
+/// the integrator is done. The integrator runs with a pseudo-terminal this
+/// test holds as its controlling terminal and standard input; its program
+/// opens `/dev/tty` and the terminal's own device and pushes a line into
+/// each. Uncontained (as root, whom `TIOCSTI` lets push into any terminal)
+/// the line arrives. Contained, none does, in every tier: the call has no
+/// controlling terminal (its init leads a session of its own, which
+/// `TIOCSTI` needs without `CAP_SYS_ADMIN`, and the program has no
+/// capability) and the filter refuses the request, even where Landlock,
+/// which keeps the devices out of reach, is missing.
+fn push_input_into_the_integrators_terminal() {
+    use nix::sys::termios::{self, LocalFlags, SetArg};
+    use std::io::Read;
+    let world = World::new();
+    let marker = format!("PUSHED-{}", support::nonce());
+    for (tier, contained, without) in [
+        ("off", false, ""),
+        ("every mechanism", true, ""),
+        ("without Landlock", true, "landlock"),
+        ("namespaces only", true, "landlock,seccomp"),
+        ("seccomp only", true, "namespaces,landlock"),
+        ("no mechanism", true, "namespaces,landlock,seccomp"),
+    ] {
+        let pty = nix::pty::openpty(None, None).unwrap();
+        let device = nix::unistd::ttyname(&pty.slave).unwrap();
+        // What arrives is read byte by byte, without echo.
+        let mut mode = termios::tcgetattr(&pty.slave).unwrap();
+        mode.local_flags
+            .remove(LocalFlags::ICANON | LocalFlags::ECHO);
+        termios::tcsetattr(&pty.slave, SetArg::TCSANOW, &mode).unwrap();
+        let script = format!(
+            "import os, fcntl, termios\n\
+             seen = []\n\
+             for path in ['/dev/tty', '{device}']:\n\
+             \x20   try:\n\
+             \x20       fd = os.open(path, os.O_RDWR | os.O_NOCTTY)\n\
+             \x20   except OSError as e:\n\
+             \x20       seen.append(path + ': ' + e.strerror)\n\
+             \x20       continue\n\
+             \x20   try:\n\
+             \x20       for c in b'{marker}\\n':\n\
+             \x20           fcntl.ioctl(fd, termios.TIOCSTI, bytes([c]))\n\
+             \x20       seen.append(path + ': pushed')\n\
+             \x20   except OSError as e:\n\
+             \x20       seen.append(path + ': ' + e.strerror)\n\
+             print('terminal:', '; '.join(seen))",
+            device = device.display()
+        );
+        let argv = ["python3", "-c", &script];
+        let env = [(crate::integrator::WITHOUT, without)];
+        let launch = Launch {
+            contained,
+            env: if without.is_empty() { &[] } else { &env },
+            ..Launch::in_world(&world, &argv)
+        };
+        // The integrator leads a session whose terminal is the
+        // pseudo-terminal, as a program started from a shell does.
+        let inner = launch.command();
+        let mut command = std::process::Command::new("setsid");
+        command
+            .arg("--ctty")
+            .arg(inner.get_program())
+            .args(inner.get_args())
+            .env_clear()
+            .envs(
+                inner
+                    .get_envs()
+                    .filter_map(|(key, value)| Some((key, value?))),
+            )
+            .stdin(std::process::Stdio::from(pty.slave.try_clone().unwrap()))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let output = command.output().expect("start setsid");
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            output.status.success() && text.contains("terminal:"),
+            "{tier}: the program did not run: {text}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let flags = nix::fcntl::fcntl(&pty.slave, nix::fcntl::FcntlArg::F_GETFL).unwrap();
+        let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+        nix::fcntl::fcntl(&pty.slave, nix::fcntl::FcntlArg::F_SETFL(flags)).unwrap();
+        let mut arrived = Vec::new();
+        let _ = std::fs::File::from(pty.slave).read_to_end(&mut arrived);
+        let pushed = String::from_utf8_lossy(&arrived).contains(&marker);
+        if contained {
+            assert!(
+                !pushed,
+                "{tier}: input reached the integrator's terminal: {text}"
+            );
+        } else {
+            assert!(pushed, "uncontained, the line should arrive: {text}");
+        }
+        drop(pty.master);
+    }
+}
+
 fn reach_an_abstract_unix_socket() {
     use std::os::linux::net::SocketAddrExt;
     let world = World::new();

@@ -46,13 +46,20 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     let read_only: Vec<String> = std::env::var(READ_ONLY)
         .map(|list| list.split(',').map(str::to_owned).collect())
         .unwrap_or_default();
-    let kernel = support::kernel_protecting(
-        Path::new(workspace),
-        Path::new(tmp_base),
-        contained,
-        limits,
-        &read_only,
-    );
+    let without: Vec<jig_kernel::Mechanism> = std::env::var(WITHOUT)
+        .map(|list| list.split(',').filter_map(mechanism).collect())
+        .unwrap_or_default();
+    let kernel = if without.is_empty() {
+        support::kernel_protecting(
+            Path::new(workspace),
+            Path::new(tmp_base),
+            contained,
+            limits,
+            &read_only,
+        )
+    } else {
+        support::kernel_without(Path::new(workspace), Path::new(tmp_base), limits, &without)
+    };
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "confinement: {}", kernel.confinement());
     let _ = writeln!(stdout, "integrator mask: {}", processor_mask());
@@ -133,6 +140,16 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     }
 }
 
+/// The mechanism `name` (as [`WITHOUT`] lists it) stands for.
+fn mechanism(name: &str) -> Option<jig_kernel::Mechanism> {
+    match name {
+        "namespaces" => Some(jig_kernel::Mechanism::Namespaces),
+        "landlock" => Some(jig_kernel::Mechanism::Landlock),
+        "seccomp" => Some(jig_kernel::Mechanism::Seccomp),
+        _ => None,
+    }
+}
+
 /// The processors this thread may run on, as a sorted list (`0, 1`).
 fn processor_mask() -> String {
     let set = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).unwrap();
@@ -177,6 +194,10 @@ pub(crate) const EXPECT_ONE_CALL: &str = "JIG_TEST_EXPECT_ONE_CALL";
 /// Set in an integrator's environment: a file it creates and keeps open,
 /// inheritable, for its whole life.
 pub(crate) const CANARY_FILE: &str = "JIG_TEST_CANARY_FILE";
+/// Set in an integrator's environment: the mechanisms its (contained)
+/// kernel runs without, comma-separated (`landlock,seccomp`), as on a
+/// system that lacks them.
+pub(crate) const WITHOUT: &str = "JIG_TEST_WITHOUT";
 /// Paths the integrator's kernel keeps read-only, comma-separated.
 pub(crate) const READ_ONLY: &str = "JIG_TEST_READ_ONLY";
 

@@ -76,6 +76,24 @@ pub(crate) fn kernel(root: &Path, tmp_base: &Path, contained: bool, limits: Limi
     kernel_protecting(root, tmp_base, contained, limits, &[])
 }
 
+/// A contained kernel that runs without `without`, as on a system that
+/// lacks them (everything else it has).
+pub(crate) fn kernel_without(
+    root: &Path,
+    tmp_base: &Path,
+    limits: Limits,
+    without: &[jig_kernel::Mechanism],
+) -> Kernel {
+    without
+        .iter()
+        .fold(
+            Kernel::builder(root).tmpdir(tmp_base).limits(limits),
+            |builder, mechanism| builder.dangerous_without(*mechanism),
+        )
+        .build()
+        .unwrap_or_else(|e| panic!("the kernel cannot be built: {e}"))
+}
+
 /// [`kernel`], keeping `read_only` read-only in every call.
 pub(crate) fn kernel_protecting(
     root: &Path,
