@@ -42,8 +42,8 @@ const EXECVE_CHECK: usize = 8;
 
 /// Calls refused in every contained run: every way to open a network or
 /// kernel socket, io_uring (whose operations bypass this filter), the
-/// calls that reach other processes or the kernel itself, the integrator's
-/// IPC objects, and file watches.
+/// calls that reach other processes or the kernel itself (its log
+/// included), the integrator's IPC objects, and file watches.
 fn always_refused() -> Vec<i64> {
     // `c_long` is `i64` on every 64-bit Linux target this filter knows.
     let mut calls: Vec<i64> = vec![
@@ -79,6 +79,7 @@ fn always_refused() -> Vec<i64> {
         libc::SYS_open_by_handle_at,
         libc::SYS_name_to_handle_at,
         libc::SYS_reboot,
+        libc::SYS_syslog,
         libc::SYS_swapon,
         libc::SYS_swapoff,
         libc::SYS_acct,
@@ -455,13 +456,15 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> sock_filter {
 
 /// Prefixes `program` with: the architecture check; a refusal of every
 /// x32 system call (their numbers would slip past the checks by number);
-/// a refusal of `execveat`; and an `execve` allowed only with the pinned
-/// pointers (zero until [`pinned`] writes them in).
+/// a refusal of `execveat`; an `execve` allowed only with the pinned
+/// pointers (zero until [`pinned`] writes them in); and the refusal of
+/// every new namespace.
 fn with_prefix(program: BpfProgram) -> BpfProgram {
     const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
     const BPF_JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
     const BPF_JSET_K: u16 = 0x45; // BPF_JMP | BPF_JSET | BPF_K
     const BPF_RET_K: u16 = 0x06;
+    const BPF_JA: u16 = 0x05; // BPF_JMP | BPF_JA
     const RET_KILL_PROCESS: u32 = 0x8000_0000;
     const RET_ERRNO: u32 = 0x0005_0000;
     const NR: u32 = 0;
@@ -494,9 +497,45 @@ fn with_prefix(program: BpfProgram) -> BpfProgram {
     }
     /* 21 */
     prefixed.push(stmt(BPF_RET_K, refuse_exec));
+    // 22..=32: no namespace of the program's own. `clone3` carries its
+    // flags in a structure the filter cannot read: it is "not
+    // implemented", so that the C library falls back to `clone`, whose
+    // flags it reads (as the operating system does, their low 32 bits; for
+    // `clone` the low byte is the exit signal, not `CLONE_NEWTIME`).
+    let refused = RET_ERRNO | REFUSED;
+    prefixed.extend([
+        /* 22 */ jump(BPF_JEQ_K, libc::SYS_clone3 as u32, 0, 1),
+        /* 23 */ stmt(BPF_RET_K, RET_ERRNO | libc::ENOSYS as u32),
+        /* 24 */ jump(BPF_JEQ_K, libc::SYS_unshare as u32, 0, 2),
+        /* 25 */ stmt(BPF_LD_W_ABS, ARG0),
+        /* 26 */ jump(BPF_JSET_K, NEW_NAMESPACES | CLONE_NEWTIME, 5, 3),
+        /* 27 */ jump(BPF_JEQ_K, libc::SYS_clone as u32, 0, 5),
+        /* 28 */ stmt(BPF_LD_W_ABS, ARG0),
+        /* 29 */ jump(BPF_JSET_K, NEW_NAMESPACES, 2, 0),
+        /* 30 */ stmt(BPF_LD_W_ABS, NR),
+        /* 31 */ stmt(BPF_JA, 1),
+        /* 32 */ stmt(BPF_RET_K, refused),
+    ]);
     prefixed.extend(program);
     prefixed
 }
+
+/// The `clone` and `unshare` flags that make a namespace, but
+/// `CLONE_NEWTIME`: a user namespace of the program's own would give it
+/// every capability there, and with them the parts of the operating system
+/// that only a namespace's root reaches (mounts, network configuration),
+/// where most of its exploitable flaws have been.
+const NEW_NAMESPACES: u32 = (libc::CLONE_NEWNS
+    | libc::CLONE_NEWCGROUP
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET) as u32;
+
+/// `CLONE_NEWTIME`, a flag of `unshare` (in `clone`'s flags, that bit is
+/// part of the exit signal).
+const CLONE_NEWTIME: u32 = 0x80;
 
 #[cfg(test)]
 mod tests {
@@ -589,7 +628,8 @@ mod tests {
                     }
                 }
             }
-            assert!(longest <= 24, "{access:?}: {longest} steps to allow");
+            // The namespace checks in front take four of them.
+            assert!(longest <= 28, "{access:?}: {longest} steps to allow");
             // Short, so that compiling it to machine code stays cheap: the
             // refused calls cost a few instructions each, not a chain.
             assert!(
@@ -598,6 +638,58 @@ mod tests {
                 fast.len(),
                 plain.len()
             );
+        }
+    }
+
+    #[test]
+    fn no_namespace_of_the_programs_own_and_clone3_falls_back_to_clone() {
+        const ALLOW: u32 = 0x7fff_0000;
+        const ERRNO: u32 = 0x0005_0000 | REFUSED;
+        const NOT_IMPLEMENTED: u32 = 0x0005_0000 | libc::ENOSYS as u32;
+        let sigchld = libc::SIGCHLD as u64;
+        for access in [Access::ReadOnly, Access::WriteWorkspace] {
+            let program = compile(access).expect("filter");
+            for filter in [unpinned(&program), pinned(&program, 0x1000, 0x2000, 0x3000)] {
+                let verdict = |nr: i64, args: [u64; 6]| run(&filter, AUDIT_ARCH, nr as u32, args).0;
+                assert_eq!(
+                    verdict(libc::SYS_clone3, [0x1000, 88, 0, 0, 0, 0]),
+                    NOT_IMPLEMENTED
+                );
+                // A fork, a thread, a vfork go.
+                let thread = (libc::CLONE_VM
+                    | libc::CLONE_FS
+                    | libc::CLONE_FILES
+                    | libc::CLONE_SIGHAND
+                    | libc::CLONE_THREAD
+                    | libc::CLONE_SYSVSEM
+                    | libc::CLONE_SETTLS
+                    | libc::CLONE_PARENT_SETTID
+                    | libc::CLONE_CHILD_CLEARTID) as u64;
+                let vfork = (libc::CLONE_VM | libc::CLONE_VFORK) as u64 | sigchld;
+                for flags in [sigchld, thread, vfork, 0x80 | sigchld] {
+                    assert_eq!(verdict(libc::SYS_clone, [flags, 0, 0, 0, 0, 0]), ALLOW);
+                }
+                let files = libc::CLONE_FILES as u64;
+                assert_eq!(verdict(libc::SYS_unshare, [files, 0, 0, 0, 0, 0]), ALLOW);
+                for namespace in [
+                    libc::CLONE_NEWUSER,
+                    libc::CLONE_NEWNS,
+                    libc::CLONE_NEWPID,
+                    libc::CLONE_NEWNET,
+                    libc::CLONE_NEWIPC,
+                    libc::CLONE_NEWUTS,
+                    libc::CLONE_NEWCGROUP,
+                ] {
+                    let flags = namespace as u64;
+                    assert_eq!(verdict(libc::SYS_unshare, [flags, 0, 0, 0, 0, 0]), ERRNO);
+                    let flags = flags | sigchld;
+                    assert_eq!(verdict(libc::SYS_clone, [flags, 0, 0, 0, 0, 0]), ERRNO);
+                }
+                assert_eq!(verdict(libc::SYS_unshare, [0x80, 0, 0, 0, 0, 0]), ERRNO);
+                // The calls after them are decided as before.
+                assert_eq!(verdict(libc::SYS_getpid, [0; 6]), ALLOW);
+                assert_eq!(verdict(libc::SYS_syslog, [3, 0, 0, 0, 0, 0]), ERRNO);
+            }
         }
     }
 

@@ -53,6 +53,7 @@ pub(crate) const ALL: &[Case] = &[
         "push_input_into_the_integrators_terminal",
         push_input_into_the_integrators_terminal,
     ),
+    ("make_a_namespace_of_its_own", make_a_namespace_of_its_own),
     (
         "change_metadata_outside_during_a_write_call",
         change_metadata_outside_during_a_write_call,
@@ -511,6 +512,53 @@ fn push_input_into_the_integrators_terminal() {
         }
         drop(pty.master);
     }
+}
+
+/// A user namespace of the program's own gives it every capability there,
+/// and with them the parts of the operating system only a namespace's
+/// root reaches (mounts, network configuration), where many of its
+/// exploitable flaws have been. The program makes one with `unshare`, then
+/// with `clone` (the way `unshare` and `clone3` are refused differs: the C
+/// library falls back from `clone3` to `clone`): uncontained (as root)
+/// both work; contained, neither does, while its threads and forks still
+/// start (a thread through `clone3` first, then `clone`).
+fn make_a_namespace_of_its_own() {
+    let world = World::new();
+    let script = "import ctypes, os, threading\n\
+        libc = ctypes.CDLL(None, use_errno=True)\n\
+        made = []\n\
+        for flag, name in [(0x10000000, 'user'), (0x20000, 'mount'), (0x40000000, 'network')]:\n\
+        \x20   pid = os.fork()\n\
+        \x20   if pid == 0:\n\
+        \x20       os._exit(0 if libc.unshare(flag) == 0 else 1)\n\
+        \x20   if os.waitpid(pid, 0)[1] == 0:\n\
+        \x20       made.append('unshare ' + name)\n\
+        stack = ctypes.create_string_buffer(65536)\n\
+        child = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(lambda _: 0)\n\
+        top = ctypes.c_void_p(ctypes.addressof(stack) + 65536)\n\
+        pid = libc.clone(child, top, 0x10000000 | 17, None)\n\
+        if pid > 0:\n\
+        \x20   os.waitpid(pid, 0)\n\
+        \x20   made.append('clone user')\n\
+        print('namespaces made:', ', '.join(made) or 'none')\n\
+        ran = []\n\
+        t = threading.Thread(target=lambda: ran.append(1))\n\
+        t.start(); t.join()\n\
+        pid = os.fork()\n\
+        if pid == 0:\n\
+        \x20   os._exit(7)\n\
+        print('thread ran:', ran == [1], 'fork exit:', os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))";
+    twice("make a namespace of its own", |on| {
+        let text = run_py(&world, on, Access::ReadOnly, script);
+        assert!(
+            text.contains("thread ran: True fork exit: 7"),
+            "threads and forks must start: {text}"
+        );
+        if on {
+            assert!(text.contains("namespaces made: none"), "{text}");
+        }
+        !text.contains("namespaces made: none")
+    });
 }
 
 fn reach_an_abstract_unix_socket() {
