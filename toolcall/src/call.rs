@@ -512,6 +512,10 @@ mod tests {
             r#"{"tool_uses": [{"recipient_name": "functions.ls", "parameters": {"a": 1}}]}"#,
             r#"{"name":"ls","arguments":{"a":1}}"#,
         ),
+        (
+            r#"{"functionCall": {"name": "ls", "args": {"a": 1}}}"#,
+            r#"{"name":"ls","arguments":{"a":1}}"#,
+        ),
         // arguments: missing, null, empty text, broken text of an object
         (r#"{"name": " ls "}"#, r#"{"name":"ls","arguments":{}}"#),
         (

@@ -18,10 +18,12 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::{Map, Value};
 
 /// Keys under which a call may be wrapped: `{"function": {...}}`,
-/// `{"tool_calls": [{...}]}`.
-pub(crate) const WRAPPER_KEYS: [&str; 7] = [
+/// `{"tool_calls": [{...}]}`, Gemini's `{"functionCall": {"name": ...,
+/// "args": {...}}}`.
+pub(crate) const WRAPPER_KEYS: [&str; 8] = [
     "function",
     "function_call",
+    "functionCall",
     "tool_call",
     "tool_calls",
     "call",
@@ -55,6 +57,7 @@ fn known(key: &str) -> Option<&'static str> {
         "recipient_name" => "recipient_name",
         "tool_uses" => "tool_uses",
         "function_call" => "function_call",
+        "functionCall" => "functionCall",
         "tool_call" => "tool_call",
         "tool_calls" => "tool_calls",
         "call" => "call",

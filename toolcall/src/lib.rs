@@ -17,7 +17,7 @@
 //! | JSON in markers or chatter, one or a list | Hermes, Qwen 2.5, Llama 3.1, Mistral, Granite, Phi-4... | `<tool_call>{"name": "ls", "arguments": {"path": "src"}}</tool_call>` |
 //! | the name outside JSON arguments | DeepSeek V3/R1, Kimi K2, Mistral v11, gpt-oss (harmony), Functionary, models prompted in the ReAct style (`Action:` then `Action Input:`, nothing after an `Observation:`) | `[TOOL_CALLS]ls[ARGS]{"path": "src"}` |
 //! | XML parameters | Qwen3-Coder, GLM, MiniMax, DeepSeek DSML, Step, MiniCPM, Anthropic-style `<function_calls><invoke>` | `<function=ls><parameter=path>src</parameter></function>` |
-//! | pythonic calls | Llama 3.2 and 4, LFM2, OLMo | `[ls(path="src"), pwd()]` |
+//! | pythonic calls | Llama 3.2 and 4, LFM2, OLMo, Gemma 3 (in a `tool_code` fence) | `[ls(path="src"), pwd()]` |
 //! | Gemma's literal syntax | FunctionGemma, Gemma | `<start_function_call>call:ls{path:<escape>src<escape>}<end_function_call>` |
 //!
 //! The reader never invents a call:
@@ -126,7 +126,7 @@
 //! |---|---|
 //! | name (a non-empty string) | `name`, `tool`, `tool_name`, `function`, `action` |
 //! | arguments | `arguments`, `args`, `parameters`, `params`, `input`, `action_input`, `tool_input` |
-//! | wrapper around a call | `function`, `function_call`, `tool_call`, `tool_calls`, `call`, `action` (an object, or an array whose first element is used) |
+//! | wrapper around a call | `function`, `function_call`, `functionCall` (Gemini's), `tool_call`, `tool_calls`, `call`, `action`, `tool_uses` (an object, or an array of calls) |
 //!
 //! So `{"name", "arguments"}`, `{"tool", "args"}`, `{"tool_name",
 //! "parameters"}`, `{"function": {"name", "arguments"}}` (OpenAI's shape,

@@ -2,7 +2,8 @@
 //! LFM2, OLMo), in markers or bare.
 //!
 //! Code in prose looks the same (`print(len(x))`), so bare calls are read
-//! only when the whole reply (after reasoning) is calls, when they form a
+//! only when the whole reply (after reasoning) is calls (or a
+//! `tool_code` fence of calls, as Gemma 3 writes them), when they form a
 //! bracketed list of keyword calls (`[name(key=value, ...)]`, the
 //! documented shape), or when the name is one of the given tools.
 
@@ -15,6 +16,10 @@ use super::scan::{Scan, is_name_start};
 use crate::call::{CallError, ToolCall};
 
 const SHAPE: &str = "pythonic-call";
+
+/// The fence around a reply's calls that Gemma 3 is taught
+/// (```` ```tool_code ````), closed by a bare ```` ``` ````.
+const TOOL_CODE_FENCE: &str = "```tool_code";
 
 /// Markers around pythonic calls, as (opening, closing).
 const MARKERS: &[(Marker, Marker)] = &[
@@ -83,6 +88,13 @@ pub(super) fn read_unmarked(
             .strip_suffix(close.text())
             .unwrap_or(trimmed)
             .trim_end();
+    }
+    // Gemma 3 writes its calls in a fence of their own
+    if let Some(body) = trimmed
+        .strip_prefix(TOOL_CODE_FENCE)
+        .and_then(|rest| rest.strip_suffix("```"))
+    {
+        trimmed = body.trim();
     }
     let offset = trimmed.as_ptr() as usize - text.as_ptr() as usize;
     if let Some((calls, stop)) = call_list(text, offset, scan)?

@@ -209,6 +209,11 @@ fn pythonic_calls() {
             "grep(pattern='it\\'s', path=\"src\")",
             json!([call("grep", json!({"pattern": "it's", "path": "src"}))]),
         ),
+        // Gemma 3: the calls in a tool_code fence
+        (
+            "```tool_code\nget_weather(city=\"Paris\")\n```",
+            json!([call("get_weather", json!({"city": "Paris"}))]),
+        ),
         // argument data is never a name
         (
             "[order(items=[{'name': 'Lasagna noodles', 'amount': 2}])]",
@@ -333,6 +338,7 @@ fn prose_is_not_a_call() {
         "<|START_THINKING|>call ls<|END_THINKING|><|START_RESPONSE|>All done.<|END_RESPONSE|>",
         "<|channel>thought\n[ls(path='x')]<channel|>Nothing to do.",
         "Action: none needed. Ratio 3:1; Observation: the build is green.",
+        "```tool_code\nprint(len(items)) and more prose\n```",
     ];
     for reply in replies {
         match read_calls(reply) {
