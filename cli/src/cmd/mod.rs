@@ -23,9 +23,56 @@ pub(crate) fn print_json(value: &serde_json::Value) -> Result<(), CliError> {
 
 /// Prints `text` on stdout, with a final newline when it has none.
 pub(crate) fn print_text(text: &str) -> Result<(), CliError> {
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = Patient(std::io::stdout().lock());
     let newline = if text.ends_with('\n') { "" } else { "\n" };
     write!(stdout, "{text}{newline}")
         .and_then(|()| stdout.flush())
         .map_err(|error| CliError::Internal(format!("cannot write the result: {error}")))
+}
+
+/// A writer that waits when its descriptor was made non-blocking by
+/// whoever shares it (the flag belongs to the open file, not to this
+/// process), as it would wait were it blocking: a reader that is slow has
+/// not gone.
+pub(crate) struct Patient<W>(pub(crate) W);
+
+impl<W: Write + std::os::fd::AsFd> Write for Patient<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        loop {
+            match self.0.write(bytes) {
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    wait_for(self.0.as_fd(), nix::poll::PollFlags::POLLOUT)?;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        loop {
+            match self.0.flush() {
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    wait_for(self.0.as_fd(), nix::poll::PollFlags::POLLOUT)?;
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+/// Waits until `fd` is ready for `events`, or has an error or hangup for
+/// the next call to report.
+pub(crate) fn wait_for(
+    fd: std::os::fd::BorrowedFd<'_>,
+    events: nix::poll::PollFlags,
+) -> std::io::Result<()> {
+    use nix::poll::{PollFd, PollTimeout, poll};
+    let mut fds = [PollFd::new(fd, events)];
+    loop {
+        match poll(&mut fds, PollTimeout::NONE) {
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(errno) => return Err(errno.into()),
+            Ok(_) => return Ok(()),
+        }
+    }
 }

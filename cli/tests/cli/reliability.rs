@@ -984,6 +984,101 @@ fn a_socket_input_shut_down_while_paused_is_seen() {
     assert_eq!(status.code(), Some(0));
 }
 
+/// The ids of the answers in `text`, one JSON object a line.
+fn answered_ids(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|answer| answer["id"].as_u64())
+        .collect()
+}
+
+/// `initialize`, then `tools/list` with ids `1..=count`, as lines.
+fn listing_requests(count: u64) -> Vec<u8> {
+    let mut lines = Vec::new();
+    for id in 0..=count {
+        let message = if id == 0 {
+            initialize_request("nonblocking")
+        } else {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})
+        };
+        lines.extend(message.to_string().bytes());
+        lines.push(b'\n');
+    }
+    lines
+}
+
+/// A client whose end of the server's stdout is non-blocking (the flag
+/// belongs to the pipe's end, shared with the server) and that stops
+/// reading until the pipe is full: the server waits, as with a blocking
+/// stdout, and every answer arrives once the client reads (it ended with
+/// "Resource temporarily unavailable" after 35 answers).
+#[test]
+fn a_non_blocking_stdout_that_fills_up_waits_for_the_client() {
+    use std::io::Read;
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let flags = nix::fcntl::fcntl(&writer, nix::fcntl::FcntlArg::F_GETFL).unwrap();
+    let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+    nix::fcntl::fcntl(&writer, nix::fcntl::FcntlArg::F_SETFL(flags)).unwrap();
+    let mut child = jig_mcp(tools.path(), &[])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(&listing_requests(400)).unwrap();
+    // Unread, the answers fill the pipe (each lists the tool: 400 of them
+    // are several times what a pipe holds).
+    std::thread::sleep(Duration::from_millis(1500));
+    let alive = !Proc::of(child.id()).gone();
+    let proc = Proc::of(child.id());
+    drop(input);
+    let mut text = String::new();
+    let _ = reader.read_to_string(&mut text);
+    let code = exit_code_within(&mut child, proc, Duration::from_secs(10));
+    assert!(alive, "the server ended while its stdout was full");
+    assert_eq!(answered_ids(&text), (0..=400).collect::<Vec<_>>());
+    assert_eq!(code, Some(0));
+}
+
+/// Stdin and stdout non-blocking sockets (the flag on the client's shared
+/// end): no input yet is not the end of the input (it was, at once), and a
+/// full stdout waits.
+#[test]
+fn non_blocking_socket_stdio_serves_the_whole_session() {
+    use std::io::Read;
+    use std::os::unix::net::UnixStream;
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    let (mut input, their_input) = UnixStream::pair().unwrap();
+    let (mut output, their_output) = UnixStream::pair().unwrap();
+    their_input.set_nonblocking(true).unwrap();
+    their_output.set_nonblocking(true).unwrap();
+    let mut child = jig_mcp(tools.path(), &[])
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(their_input)))
+        .stdout(Stdio::from(std::os::fd::OwnedFd::from(their_output)))
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let proc = Proc::of(child.id());
+    // Nothing to read for a while, then the requests, unread for a while.
+    std::thread::sleep(Duration::from_millis(300));
+    input.write_all(&listing_requests(300)).unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    let call = json!({"jsonrpc": "2.0", "id": 301, "method": "tools/call",
+                      "params": {"name": "nap", "arguments": {"seconds": 0}}});
+    input.write_all(format!("{call}\n").as_bytes()).unwrap();
+    input.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut text = String::new();
+    output
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let _ = output.read_to_string(&mut text);
+    let code = exit_code_within(&mut child, proc, Duration::from_secs(10));
+    assert_eq!(answered_ids(&text), (0..=301).collect::<Vec<_>>());
+    assert_eq!(code, Some(0));
+}
+
 /// Stdin the write end of a pipe: nothing can be read from it, and the
 /// server says so and exits (reopened as a read end, it waited for good).
 #[test]
@@ -1452,6 +1547,42 @@ fn jig_call(tools: &tempfile::TempDir, args: &[&str]) -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     command
+}
+
+/// `jig call` printing a long result into a non-blocking stdout that its
+/// reader leaves full for a while: it waits and prints it whole (it ended
+/// with "cannot write the result: Resource temporarily unavailable").
+#[test]
+fn jig_call_waits_for_a_full_non_blocking_stdout() {
+    use std::io::Read;
+    const COUNT: &str = r#"{"name": "count_to", "description": "Print 1 to N",
+        "command": "seq {count}",
+        "arguments": {"count": {"type": "number", "description": "N", "required": true}}}"#;
+    let tools = tools_dir(&[("count_to.tool.json", COUNT)]);
+    let (mut reader, writer) = std::io::pipe().unwrap();
+    let flags = nix::fcntl::fcntl(&writer, nix::fcntl::FcntlArg::F_GETFL).unwrap();
+    let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+    nix::fcntl::fcntl(&writer, nix::fcntl::FcntlArg::F_SETFL(flags)).unwrap();
+    let mut child = jig_call(&tools, &["count_to", r#"{"count": 100000}"#])
+        .args(["--max-output", "1000000"])
+        .stdout(Stdio::from(writer))
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut text = String::new();
+    reader.read_to_string(&mut text).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{}", &text[..text.len().min(200)]);
+    assert!(
+        text.starts_with("exit: 0\noutput: 1\n2\n"),
+        "{}",
+        &text[..text.len().min(200)]
+    );
+    assert!(
+        text.ends_with("\n99999\n100000\n"),
+        "{}",
+        &text[text.len().saturating_sub(200)..]
+    );
 }
 
 /// Sends `signal` to a running `jig` once its nap has started; asserts
