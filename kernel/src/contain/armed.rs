@@ -246,6 +246,7 @@ fn pin_here() -> Option<libc::cpu_set_t> {
             std::ptr::null_mut::<libc::c_uint>(),
             std::ptr::null_mut::<libc::c_void>(),
         ) != 0
+            || cpu as usize >= libc::CPU_SETSIZE as usize
         {
             return None;
         }
