@@ -158,8 +158,7 @@ fn read_arguments(
 /// At most `limit` bytes of stdin; more is an error that says how to raise it.
 fn read_stdin(limit: u64) -> Result<Vec<u8>, CliError> {
     let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
+    super::Patient(std::io::stdin().lock())
         .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|source| CliError::Read {

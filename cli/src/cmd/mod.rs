@@ -30,11 +30,24 @@ pub(crate) fn print_text(text: &str) -> Result<(), CliError> {
         .map_err(|error| CliError::Internal(format!("cannot write the result: {error}")))
 }
 
-/// A writer that waits when its descriptor was made non-blocking by
-/// whoever shares it (the flag belongs to the open file, not to this
-/// process), as it would wait were it blocking: a reader that is slow has
-/// not gone.
-pub(crate) struct Patient<W>(pub(crate) W);
+/// A reader or writer that waits when its descriptor was made non-blocking
+/// by whoever shares it (the flag belongs to the open file, not to this
+/// process), as it would wait were it blocking: no input yet is not the
+/// end of the input, and a reader that is slow has not gone.
+pub(crate) struct Patient<T>(pub(crate) T);
+
+impl<R: std::io::Read + std::os::fd::AsFd> std::io::Read for Patient<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        loop {
+            match self.0.read(buf) {
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    wait_for(self.0.as_fd(), nix::poll::PollFlags::POLLIN)?;
+                }
+                other => return other,
+            }
+        }
+    }
+}
 
 impl<W: Write + std::os::fd::AsFd> Write for Patient<W> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {

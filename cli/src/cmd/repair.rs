@@ -45,7 +45,7 @@ pub(crate) fn run(args: &RepairArgs) -> Result<ExitCode, CliError> {
 /// All of stdin, as text (invalid UTF-8 replaced).
 pub(crate) fn read_stdin() -> Result<String, CliError> {
     let mut bytes = Vec::new();
-    std::io::stdin()
+    super::Patient(std::io::stdin().lock())
         .read_to_end(&mut bytes)
         .map_err(|source| CliError::Read {
             what: "stdin".to_owned(),

@@ -1585,6 +1585,62 @@ fn jig_call_waits_for_a_full_non_blocking_stdout() {
     );
 }
 
+/// `jig parse` and `jig call NAME -` reading a non-blocking stdin whose
+/// writer is late: they wait for the input and its end (they failed with
+/// "Resource temporarily unavailable" at once).
+#[test]
+fn parse_and_call_wait_for_a_non_blocking_stdin() {
+    use std::io::Read;
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    let inputs: [(&[&str], &str, &str); 2] = [
+        (
+            &["parse"],
+            r#"{"name": "nap", "arguments": {"seconds": 0}}"#,
+            r#""name":"nap""#,
+        ),
+        (&["call", "nap", "-"], r#"{"seconds": 0}"#, "exit: 0"),
+    ];
+    for (args, text, expected) in inputs {
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let flags = nix::fcntl::fcntl(&reader, nix::fcntl::FcntlArg::F_GETFL).unwrap();
+        let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+        nix::fcntl::fcntl(&reader, nix::fcntl::FcntlArg::F_SETFL(flags)).unwrap();
+        let mut child = Command::new(JIG)
+            .arg("--root")
+            .arg(example_root())
+            .arg("--tools")
+            .arg(tools.path())
+            .args(args)
+            .stdin(Stdio::from(reader))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        writer.write_all(&text.as_bytes()[..5]).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        writer.write_all(&text.as_bytes()[5..]).unwrap();
+        drop(writer);
+        let mut out = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "{args:?}: {out}{err}");
+        assert!(out.contains(expected), "{args:?}: {out}{err}");
+    }
+}
+
 /// Sends `signal` to a running `jig` once its nap has started; asserts
 /// that the nap is gone within 3 s and `jig` within 5 s, and returns what
 /// `jig` printed.

@@ -256,25 +256,6 @@ fn own_pipe(stdin: std::os::fd::BorrowedFd<'_>) -> Option<tokio::net::unix::pipe
     tokio::net::unix::pipe::Receiver::from_file(own).ok()
 }
 
-/// Stdin read by a thread of its own, waiting as a blocking read does when
-/// the client made it non-blocking (a socket's flag belongs to its end,
-/// shared with whoever else holds it; a pipe is opened again instead, see
-/// [`own_pipe`]): no input yet is not the end of the input.
-struct WaitingReads(std::fs::File);
-
-impl std::io::Read for WaitingReads {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        loop {
-            match self.0.read(buf) {
-                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
-                    super::wait_for(self.0.as_fd(), nix::poll::PollFlags::POLLIN)?;
-                }
-                other => return other,
-            }
-        }
-    }
-}
-
 async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliError> {
     tracing::info!(
         tools = server.tools.len(),
@@ -302,7 +283,8 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
     let _reading = match own_pipe(std::io::stdin().as_fd()) {
         Some(pipe) => Some(tokio::spawn(framing::read_pipe(pipe, lines_tx, max_line))),
         None => {
-            let input = WaitingReads(duplicate(std::io::stdin().as_fd(), "stdin")?);
+            // (a socket the client made non-blocking is waited on)
+            let input = super::Patient(duplicate(std::io::stdin().as_fd(), "stdin")?);
             std::thread::Builder::new()
                 .name("jig-mcp-in".to_owned())
                 .spawn(move || {
