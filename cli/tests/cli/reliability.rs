@@ -984,6 +984,14 @@ fn a_socket_input_shut_down_while_paused_is_seen() {
     assert_eq!(status.code(), Some(0));
 }
 
+/// Sets the non-blocking flag on the open file `fd` stands for (shared
+/// with whoever else holds it, as a client's end and the server's are).
+fn make_non_blocking(fd: &impl std::os::fd::AsFd) {
+    let flags = nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_GETFL).unwrap();
+    let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+    nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_SETFL(flags)).unwrap();
+}
+
 /// The ids of the answers in `text`, one JSON object a line.
 fn answered_ids(text: &str) -> Vec<u64> {
     text.lines()
@@ -1017,9 +1025,7 @@ fn a_non_blocking_stdout_that_fills_up_waits_for_the_client() {
     use std::io::Read;
     let tools = tools_dir(&[("nap.tool.json", NAP)]);
     let (mut reader, writer) = std::io::pipe().unwrap();
-    let flags = nix::fcntl::fcntl(&writer, nix::fcntl::FcntlArg::F_GETFL).unwrap();
-    let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
-    nix::fcntl::fcntl(&writer, nix::fcntl::FcntlArg::F_SETFL(flags)).unwrap();
+    make_non_blocking(&writer);
     let mut child = jig_mcp(tools.path(), &[])
         .stdin(Stdio::piped())
         .stdout(Stdio::from(writer))
@@ -1560,9 +1566,7 @@ fn jig_call_waits_for_a_full_non_blocking_stdout() {
         "arguments": {"count": {"type": "number", "description": "N", "required": true}}}"#;
     let tools = tools_dir(&[("count_to.tool.json", COUNT)]);
     let (mut reader, writer) = std::io::pipe().unwrap();
-    let flags = nix::fcntl::fcntl(&writer, nix::fcntl::FcntlArg::F_GETFL).unwrap();
-    let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
-    nix::fcntl::fcntl(&writer, nix::fcntl::FcntlArg::F_SETFL(flags)).unwrap();
+    make_non_blocking(&writer);
     let mut child = jig_call(&tools, &["count_to", r#"{"count": 100000}"#])
         .args(["--max-output", "1000000"])
         .stdout(Stdio::from(writer))
@@ -1602,9 +1606,7 @@ fn parse_and_call_wait_for_a_non_blocking_stdin() {
     ];
     for (args, text, expected) in inputs {
         let (reader, mut writer) = std::io::pipe().unwrap();
-        let flags = nix::fcntl::fcntl(&reader, nix::fcntl::FcntlArg::F_GETFL).unwrap();
-        let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
-        nix::fcntl::fcntl(&reader, nix::fcntl::FcntlArg::F_SETFL(flags)).unwrap();
+        make_non_blocking(&reader);
         let mut child = Command::new(JIG)
             .arg("--root")
             .arg(example_root())
