@@ -17,7 +17,8 @@ const EXIT_NO_CALL: u8 = 3;
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Reads a model's reply on stdin, finds its tool calls and prints the first normalized as
-{\"name\": ..., \"arguments\": {...}}, or with --all a JSON array of every call, in order.
+{\"name\": ..., \"arguments\": {...}} (stderr says when there are more), or with --all a JSON
+array of every call, in order.
 Five shapes are read, recognised from the text: JSON in markers or chatter ({name, arguments},
 {tool, args}, {function: {...}}...), the name outside JSON arguments (DeepSeek, Kimi K2,
 Mistral, gpt-oss), XML parameters (Qwen3-Coder, GLM, MiniMax...), pythonic calls
@@ -80,6 +81,13 @@ pub(crate) fn run(settings: &Settings, args: &ParseArgs) -> Result<ExitCode, Cli
     let shown = if args.all {
         Value::Array(calls.iter().map(|call| call.to_json()).collect())
     } else {
+        if calls.len() > 1 {
+            // The rest are not dropped unsaid.
+            eprintln!(
+                "jig: the reply holds {} calls; this is the first (--all prints every one)",
+                calls.len()
+            );
+        }
         match calls.first() {
             Some(call) => call.to_json(),
             None => return Ok(exit(EXIT_NO_CALL)),

@@ -86,6 +86,19 @@ fn parse_all_prints_every_call_in_order() {
         run.stdout,
         "[{\"name\":\"grep\",\"arguments\":{\"pattern\":\"TODO\"}},{\"name\":\"ls\",\"arguments\":{\"path\":\"src\"}}]\n"
     );
+    // Without --all, the first, and stderr says there are more.
+    let run = run_stdin(
+        &["parse"],
+        "[TOOL_CALLS][{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {}}]",
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, "{\"name\":\"a\",\"arguments\":{}}\n");
+    assert!(
+        run.stderr.contains("holds 2 calls") && run.stderr.contains("--all"),
+        "{run:?}"
+    );
+    let run = run_stdin(&["parse"], "[get_time()]");
+    assert_eq!(run.stderr, "", "{run:?}");
     let run = run_stdin(&["parse", "--all"], "[get_time()]");
     assert_eq!(run.stdout, "[{\"name\":\"get_time\",\"arguments\":{}}]\n");
     let run = run_stdin(&["parse", "--all"], "{\"name\": \"say_hel");
