@@ -38,47 +38,44 @@ pub(crate) struct Patient<T>(pub(crate) T);
 
 impl<R: std::io::Read + std::os::fd::AsFd> std::io::Read for Patient<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        loop {
-            match self.0.read(buf) {
-                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
-                    wait_for(self.0.as_fd(), nix::poll::PollFlags::POLLIN)?;
-                }
-                other => return other,
-            }
-        }
+        patiently(&mut self.0, nix::poll::PollFlags::POLLIN, |inner| {
+            inner.read(buf)
+        })
     }
 }
 
 impl<W: Write + std::os::fd::AsFd> Write for Patient<W> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        loop {
-            match self.0.write(bytes) {
-                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
-                    wait_for(self.0.as_fd(), nix::poll::PollFlags::POLLOUT)?;
-                }
-                other => return other,
-            }
-        }
+        patiently(&mut self.0, nix::poll::PollFlags::POLLOUT, |inner| {
+            inner.write(bytes)
+        })
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        loop {
-            match self.0.flush() {
-                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
-                    wait_for(self.0.as_fd(), nix::poll::PollFlags::POLLOUT)?;
-                }
-                other => return other,
+        patiently(&mut self.0, nix::poll::PollFlags::POLLOUT, Write::flush)
+    }
+}
+
+/// `op` on `target`, again each time it would block, once `target` is
+/// ready for `events`.
+pub(crate) fn patiently<T: std::os::fd::AsFd, R>(
+    target: &mut T,
+    events: nix::poll::PollFlags,
+    mut op: impl FnMut(&mut T) -> std::io::Result<R>,
+) -> std::io::Result<R> {
+    loop {
+        match op(target) {
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                wait_for(target.as_fd(), events)?;
             }
+            other => return other,
         }
     }
 }
 
 /// Waits until `fd` is ready for `events`, or has an error or hangup for
 /// the next call to report.
-pub(crate) fn wait_for(
-    fd: std::os::fd::BorrowedFd<'_>,
-    events: nix::poll::PollFlags,
-) -> std::io::Result<()> {
+fn wait_for(fd: std::os::fd::BorrowedFd<'_>, events: nix::poll::PollFlags) -> std::io::Result<()> {
     use nix::poll::{PollFd, PollTimeout, poll};
     let mut fds = [PollFd::new(fd, events)];
     loop {

@@ -146,11 +146,7 @@ impl Raw {
     /// The server started, not yet initialized.
     fn spawn(args: &[&str], mcp_args: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Self {
         let tools = tools_dir(&[("nap.tool.json", NAP), ("many_lines.tool.json", SEQ)]);
-        let mut child = Command::new(JIG)
-            .arg("--root")
-            .arg(example_root())
-            .arg("--tools")
-            .arg(tools.path())
+        let mut child = jig_on(tools.path())
             .args(args)
             .arg("mcp")
             .args(mcp_args)
@@ -263,15 +259,33 @@ fn initialize_request(name: &str) -> Value {
 
 /// `jig --root EXAMPLE --tools TOOLS mcp MCP_ARGS`, to be given its stdio.
 fn jig_mcp(tools: &std::path::Path, mcp_args: &[&str]) -> Command {
+    let mut command = jig_on(tools);
+    command.arg("mcp").args(mcp_args);
+    command
+}
+
+/// `jig --root EXAMPLE --tools TOOLS`, a subcommand to be added.
+fn jig_on(tools: &std::path::Path) -> Command {
     let mut command = Command::new(JIG);
     command
         .arg("--root")
         .arg(example_root())
         .arg("--tools")
-        .arg(tools)
-        .arg("mcp")
-        .args(mcp_args);
+        .arg(tools);
     command
+}
+
+/// `jig mcp` on `tools` answering into `stdout`, its stdin ours to write
+/// (its stderr piped, unread).
+fn mcp_writing_into(tools: &std::path::Path, stdout: Stdio) -> (Child, ChildStdin) {
+    let mut child = jig_mcp(tools, &[])
+        .stdin(Stdio::piped())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    (child, stdin)
 }
 
 fn text(answer: &Value) -> String {
@@ -383,13 +397,7 @@ fn a_stdout_that_cannot_be_written_is_an_error() {
         .write(true)
         .open("/dev/full")
         .unwrap();
-    let mut child = jig_mcp(tools.path(), &[])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::from(full))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
+    let (child, mut stdin) = mcp_writing_into(tools.path(), Stdio::from(full));
     writeln!(stdin, "{}", initialize_request("raw")).unwrap();
     std::thread::sleep(Duration::from_millis(500));
     drop(stdin);
@@ -1026,13 +1034,7 @@ fn a_non_blocking_stdout_that_fills_up_waits_for_the_client() {
     let tools = tools_dir(&[("nap.tool.json", NAP)]);
     let (mut reader, writer) = std::io::pipe().unwrap();
     make_non_blocking(&writer);
-    let mut child = jig_mcp(tools.path(), &[])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::from(writer))
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
+    let (mut child, mut input) = mcp_writing_into(tools.path(), Stdio::from(writer));
     input.write_all(&listing_requests(400)).unwrap();
     // Unread, the answers fill the pipe (each lists the tool: 400 of them
     // are several times what a pipe holds).
@@ -1542,12 +1544,8 @@ fn requests_of_many_small_values_keep_the_servers_memory_bounded() {
 
 /// `jig call` of a 60-second nap, with stdin `input` when given.
 fn jig_call(tools: &tempfile::TempDir, args: &[&str]) -> Command {
-    let mut command = Command::new(JIG);
+    let mut command = jig_on(tools.path());
     command
-        .arg("--root")
-        .arg(example_root())
-        .arg("--tools")
-        .arg(tools.path())
         .arg("call")
         .args(args)
         .stdout(Stdio::piped())
@@ -1607,11 +1605,7 @@ fn parse_and_call_wait_for_a_non_blocking_stdin() {
     for (args, text, expected) in inputs {
         let (reader, mut writer) = std::io::pipe().unwrap();
         make_non_blocking(&reader);
-        let mut child = Command::new(JIG)
-            .arg("--root")
-            .arg(example_root())
-            .arg("--tools")
-            .arg(tools.path())
+        let mut child = jig_on(tools.path())
             .args(args)
             .stdin(Stdio::from(reader))
             .stdout(Stdio::piped())

@@ -58,18 +58,13 @@ const WRITE_AT_MOST: usize = 4096;
 impl Write for Counted {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         let chunk = &bytes[..bytes.len().min(WRITE_AT_MOST)];
-        let written = loop {
-            match self.file.write(chunk) {
-                // A stdout the client made non-blocking (the flag belongs
-                // to the pipe's end, shared with whoever else holds it)
-                // waits as a blocking one does: a client that reads slowly
-                // has not gone.
-                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
-                    crate::cmd::wait_for(self.file.as_fd(), nix::poll::PollFlags::POLLOUT)?;
-                }
-                other => break other?,
-            }
-        };
+        // A stdout the client made non-blocking (the flag belongs to the
+        // pipe's end, shared with whoever else holds it) waits as a
+        // blocking one does: a client that reads slowly has not gone.
+        let written =
+            crate::cmd::patiently(&mut self.file, nix::poll::PollFlags::POLLOUT, |file| {
+                file.write(chunk)
+            })?;
         self.pending.progressed();
         Ok(written)
     }
