@@ -4,7 +4,7 @@
 //! client or an operator observes (processes are identified by pid *and*
 //! start time, so a reused pid cannot pass for a live or a dead one).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Condvar, Mutex};
@@ -228,6 +228,16 @@ impl Raw {
     fn exit_status(&mut self, bound: Duration) -> Option<i32> {
         exit_code_within(&mut self.child, self.proc, bound)
     }
+
+    /// What the server wrote on stderr (started with it piped), once it
+    /// has exited.
+    fn stderr(&mut self) -> String {
+        let mut text = String::new();
+        if let Some(mut stderr) = self.child.stderr.take() {
+            stderr.read_to_string(&mut text).unwrap();
+        }
+        text
+    }
 }
 
 impl Drop for Raw {
@@ -297,7 +307,7 @@ fn text(answer: &Value) -> String {
 
 #[test]
 fn closing_stdin_cancels_the_calls_still_running_after_the_grace() {
-    let mut server = Raw::start(&[], &[], Stdio::null());
+    let mut server = Raw::start(&[], &[], Stdio::piped());
     server.call(1, "nap", json!({"seconds": 1}));
     let sleeper = wait_for(server.proc.pid, "sleep", 1, Duration::from_secs(10));
     assert_eq!(sleeper.len(), 1, "the nap command never started");
@@ -314,11 +324,19 @@ fn closing_stdin_cancels_the_calls_still_running_after_the_grace() {
         closed.elapsed()
     );
     assert_eq!(server.exit_status(Duration::from_secs(5)), Some(0));
+    // Said at the default level: work of the client's was stopped.
+    let stderr = server.stderr();
+    assert!(
+        stderr.contains("WARN")
+            && stderr.contains("the client closed its input")
+            && stderr.contains("cancelled the calls in flight cancelled=1"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn a_broken_stdout_cancels_every_call_at_once() {
-    let mut server = Raw::start(&[], &[], Stdio::null());
+    let mut server = Raw::start(&[], &[], Stdio::piped());
     server.call(1, "nap", json!({"seconds": 60}));
     server.call(2, "nap", json!({"seconds": 60}));
     let sleepers = wait_for(server.proc.pid, "sleep", 2, Duration::from_secs(10));
@@ -347,6 +365,13 @@ fn a_broken_stdout_cancels_every_call_at_once() {
         );
     }
     assert_eq!(server.exit_status(Duration::from_secs(5)), Some(0));
+    let stderr = server.stderr();
+    assert!(
+        stderr.contains(
+            "the client closed the server's output: cancelled the calls in flight cancelled=2"
+        ),
+        "{stderr}"
+    );
 }
 
 /// The client closes stdout's other end while a call runs and writes

@@ -345,7 +345,7 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
             // group before we exit: a command must not outlive the server
             // that bounds it.
             let cancelled = calls.cancel_all(stop.name());
-            tracing::info!(signal = stop.name(), cancelled, "stopping: cancelled the calls in flight");
+            say_cancelled(cancelled, &format!("stopping on {}", stop.name()));
             Ok(())
         }
     };
@@ -409,10 +409,12 @@ async fn leave(framer: Framer, pending: Arc<Pending>, calls: Arc<Calls>) -> Endi
                 .is_err()
             {
                 let cancelled = calls.cancel_all("the client closed its input");
-                tracing::info!(
+                say_cancelled(
                     cancelled,
-                    ?grace,
-                    "the client closed its input: cancelled the calls still running after the grace"
+                    &format!(
+                        "the client closed its input and calls still ran after the grace ({} ms)",
+                        grace.as_millis()
+                    ),
                 );
                 let patience = framer_patience;
                 if pending
@@ -425,20 +427,35 @@ async fn leave(framer: Framer, pending: Arc<Pending>, calls: Arc<Calls>) -> Endi
             }
         }
         Ending::OutputClosed => {
-            calls.cancel_all("the client closed the server's output");
+            let cancelled = calls.cancel_all("the client closed the server's output");
+            say_cancelled(cancelled, "the client closed the server's output");
         }
         Ending::InputAbandoned => {
             pending.abandon();
             let cancelled = calls.cancel_all("the client closed its input and reads no answers");
-            tracing::info!(
+            say_cancelled(
                 cancelled,
-                grace = ?grace,
-                "the client closed its input and read no answers within the grace"
+                &format!(
+                    "the client closed its input and read no answers within the grace ({} ms)",
+                    grace.as_millis()
+                ),
             );
         }
         Ending::ServiceStopped => {}
     }
     ending
+}
+
+/// Says why the calls in flight were cancelled: a warning when there were
+/// any (their commands were stopped; their answers, where stdout still
+/// takes them, say cancelled), so that the integrator sees it at the
+/// default level; information otherwise.
+fn say_cancelled(cancelled: usize, why: &str) {
+    if cancelled > 0 {
+        tracing::warn!(cancelled, "{why}: cancelled the calls in flight");
+    } else {
+        tracing::info!("{why}: no call was in flight");
+    }
 }
 
 fn log_ending(ending: Ending) {
