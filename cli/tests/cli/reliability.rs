@@ -848,6 +848,36 @@ fn a_notification_or_response_before_initialize_is_ignored() {
     assert!(text(&answer).starts_with("exit: 0"), "{answer}");
 }
 
+/// A client that forgot `initialize` is told so, under its request's id,
+/// and the session still starts afterwards; a request of the lifecycle
+/// without `initialize` (its `_meta` names a version) is rmcp's to answer.
+#[test]
+fn a_call_before_initialize_is_told_to_initialize_first() {
+    let mut server = Raw::spawn(&[], &[], &[], Stdio::null());
+    server.call(1, "nap", json!({"seconds": 0}));
+    server.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    for id in [1, 2] {
+        let answer = server.recv(Duration::from_secs(10));
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["error"]["code"], -32600, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("send initialize first"), "{answer}");
+    }
+    server.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2025-06-18"}}}),
+    );
+    let answer = server.recv(Duration::from_secs(10));
+    assert_eq!(answer["id"], 3, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(!message.contains("send initialize first"), "{answer}");
+    server.initialize();
+    server.call(4, "nap", json!({"seconds": 0}));
+    let answer = server.recv(Duration::from_secs(10));
+    assert_eq!(answer["id"], 4, "{answer}");
+    assert!(text(&answer).starts_with("exit: 0"), "{answer}");
+}
+
 /// Cancelling requests that are answered at once (`ping`, `tools/list`)
 /// cancels nothing: each is answered. Handed to rmcp, a cancellation that
 /// came before the answer made rmcp drop it, and the request's room never

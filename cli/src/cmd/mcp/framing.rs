@@ -16,7 +16,10 @@
 //!   guidance for `tools/call` `arguments`; a string holding a JSON object is
 //!   accepted, as `jig call` accepts it), `-32600` for an id already in
 //!   flight (the client then sees two responses for that id: this error and,
-//!   later, the running call's result);
+//!   later, the running call's result), `-32600` saying to send
+//!   `initialize` first for `tools/list` or `tools/call` before the session
+//!   (rmcp would ask for the `_meta` of the lifecycle without `initialize`,
+//!   which such a request may still carry);
 //! - a notification is never answered, even a malformed one; before
 //!   `initialize`, notifications and responses are dropped (rmcp ends the
 //!   session on one), and so is a cancellation of a request other than a
@@ -1034,6 +1037,20 @@ impl Framer {
                 return self.answer(id, INVALID_PARAMS, text).await;
             }
         }
+        if !self.started
+            && matches!(method, "tools/list" | "tools/call")
+            && !names_a_protocol_version(&message)
+        {
+            // rmcp, before its session, reads such a request as one of the
+            // lifecycle without `initialize` and asks for its `_meta`: a
+            // client that forgot `initialize` is told that instead.
+            let text = format!(
+                "invalid request: {method} before the session started; send initialize first \
+                 (then notifications/initialized), or, without a session, give the request's \
+                 _meta the protocol version and the client's capabilities"
+            );
+            return self.answer(id, INVALID_REQUEST, text).await;
+        }
         let call = method == "tools/call";
         if call && self.draining.load(std::sync::atomic::Ordering::Relaxed) {
             return self.not_started(id).await;
@@ -1127,6 +1144,16 @@ fn starts_session(
                     .is_some_and(|version| versions.contains(&version))
         }
     }
+}
+
+/// Whether a request's `_meta` names a protocol version: a request of the
+/// lifecycle without `initialize` (rmcp checks the rest of it).
+fn names_a_protocol_version(message: &Map<String, Value>) -> bool {
+    message
+        .get("params")
+        .and_then(|params| params.get("_meta"))
+        .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"))
+        .is_some()
 }
 
 /// Sleeps until `deadline` (never when there is none).
