@@ -264,10 +264,13 @@ fn read_body(
         Some((Shape::Xml, _)) => xml::read(body, marks, scan),
         Some((Shape::Gemma, _)) => gemma::read(body, marks, scan),
         Some((Shape::Pythonic, at)) => pythonic::read_marked(body, at, marks, scan),
-        None => match pythonic::read_unmarked(body, tools, spans, scan) {
-            Ok(calls) if !calls.is_empty() => Ok(calls),
-            Err(problem) => Err(problem),
-            Ok(_) => json::read(body, marks, scan),
+        None => match named::functionary(body, spans, scan) {
+            Some(found) => found,
+            None => match pythonic::read_unmarked(body, tools, spans, scan) {
+                Ok(calls) if !calls.is_empty() => Ok(calls),
+                Err(problem) => Err(problem),
+                Ok(_) => json::read(body, marks, scan),
+            },
         },
     };
     let calls = match found {
@@ -448,6 +451,11 @@ mod tests {
             format!("Action: a\n{}", "Action Input: {}\n".repeat(N)),
             "<function name=\"a\"><param name=\"b\">".repeat(N),
             "</think><think>".repeat(N),
+            // Functionary's messages, and `>>>` inside JSON values
+            ">>>a\n{}".repeat(N),
+            ">>>a\n".repeat(N),
+            "{}>>>".repeat(N),
+            format!("a\n{}", "{\"x\": \">>>a\n\"}".repeat(N)),
             // CDATA that is never closed, in each XML dialect
             "<function=x><parameter=a><![CDATA[".repeat(N),
             format!("<function=x>{}", "<parameter=a><![CDATA[".repeat(N)),

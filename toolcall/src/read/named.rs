@@ -4,12 +4,16 @@
 //! Mistral v11 (`[TOOL_CALLS]name[ARGS]{...}`), gpt-oss harmony
 //! (`to=functions.name<|channel|>commentary<|message|>{...}`) and the ReAct
 //! lines that models prompted in that style write
-//! (`Action: name` then `Action Input: {...}`, up to an `Observation:`).
+//! (`Action: name` then `Action Input: {...}`, up to an `Observation:`);
+//! and Functionary v3.2's messages (`>>>name` then a line break and the
+//! arguments: see [`functionary`]).
+
+use serde_json::{Map, Value};
 
 use super::json::arguments;
 use super::make_call;
 use super::marks::{Marker, Marks};
-use super::scan::{Scan, is_name_start, name_end, skip_space};
+use super::scan::{Scan, is_name_start, is_tool_name, name_end, skip_space};
 use crate::call::{CallError, ToolCall};
 
 const SHAPE: &str = "name-outside-json-args";
@@ -230,6 +234,96 @@ fn react(
         from = end.max(input + 1);
     }
     Ok(())
+}
+
+/// Functionary v3.2 (MeetKai): the assistant's turn is a run of messages,
+/// each a recipient, a line break and the content, the messages after the
+/// first opened by `>>>` (the generation prompt ends with the first one, so
+/// a reply starts with its recipient). The recipient `all` is the user:
+/// text. Any other names a tool, and the content is its arguments, a JSON
+/// object (`python` takes code as it stands: `{"code": ...}`).
+///
+/// `None` when the reply does not have this shape throughout: a `>>>`
+/// outside the JSON values at `spans` that is not followed by a name and a
+/// line break (a Python prompt `>>> x`, a quotation) leaves the reply to
+/// the other readers, as does a reply without `>>>` that is not a single
+/// message to a tool (a name alone on its first line, then one JSON object
+/// and nothing else, or `python` and code). `json` on a line of its own
+/// before an object is a code fence's language, not a tool.
+pub(super) fn functionary(
+    text: &str,
+    spans: &[std::ops::Range<usize>],
+    scan: &mut Scan,
+) -> Option<Result<Vec<ToolCall>, CallError>> {
+    const OPEN: &str = ">>>";
+    scan.count(text.len());
+    // `spans` are sorted and disjoint: the one that may hold a `>>>` is
+    // found by bisection
+    let mut opens: Vec<usize> = Vec::new();
+    for at in memchr::memmem::find_iter(text.as_bytes(), OPEN) {
+        scan.count(1 + spans.len().checked_ilog2().unwrap_or(0) as usize);
+        let i = spans.partition_point(|span| span.end <= at);
+        if spans.get(i).is_none_or(|span| span.start >= at) {
+            opens.push(at);
+        }
+    }
+    let mut messages: Vec<(&str, &str)> = Vec::with_capacity(opens.len() + 1);
+    let first = &text[..opens.first().copied().unwrap_or(text.len())];
+    // text before the first `>>>` that names no recipient is the user's
+    if let Some(message) = recipient(first.trim_start()) {
+        messages.push(message);
+    }
+    if opens.is_empty() {
+        let (name, content) = messages.first().copied()?;
+        let single = match name {
+            "all" => false,
+            "python" => !content.trim().is_empty(),
+            _ if name.eq_ignore_ascii_case("json") => false,
+            _ => matches!(serde_json::from_str(content.trim()), Ok(Value::Object(_))),
+        };
+        if !single {
+            return None;
+        }
+    }
+    for (i, at) in opens.iter().enumerate() {
+        let end = opens.get(i + 1).copied().unwrap_or(text.len());
+        messages.push(recipient(&text[at + OPEN.len()..end])?);
+    }
+    let mut calls = Vec::new();
+    for (name, content) in messages {
+        if name == "all" {
+            continue;
+        }
+        let trimmed = content.trim();
+        scan.count(trimmed.len());
+        let arguments = match serde_json::from_str(trimmed) {
+            Ok(Value::Object(map)) => map,
+            _ if name == "python" => {
+                let mut code = Map::new();
+                code.insert("code".to_owned(), Value::String(trimmed.to_owned()));
+                code
+            }
+            _ if trimmed.is_empty() => Map::new(),
+            _ => match arguments(name, content, scan) {
+                Ok(map) => map,
+                Err(problem) => return Some(Err(problem)),
+            },
+        };
+        match make_call(SHAPE, name, arguments) {
+            Ok(call) => calls.push(call),
+            Err(problem) => return Some(Err(problem)),
+        }
+    }
+    Some(Ok(calls))
+}
+
+/// A Functionary message: its recipient (a name right at its start, alone
+/// before the first line break, spaces after it allowed) and its content.
+/// A space before the name is a Python prompt's (`>>> x`), not this shape.
+fn recipient(message: &str) -> Option<(&str, &str)> {
+    let (head, content) = message.split_once('\n')?;
+    let name = head.trim_end();
+    is_tool_name(name).then_some((name, content))
 }
 
 /// The first `marker` from `from` on that starts a line (after spaces at

@@ -121,6 +121,27 @@ fn name_outside_json_arguments() {
             "Action: ls\nAction Input: {\"path\": \"a\"}\nObservation: x.txt\nThought: remove it\nAction: rm\nAction Input: {\"path\": \"a/x.txt\"}",
             json!([call("ls", json!({"path": "a"}))]),
         ),
+        // Functionary v3.2: the generation prompt ends with `>>>`, so the
+        // reply starts with its recipient; `all` is text for the user
+        (
+            "read_file\n{\"path\": \"notes.md\"}",
+            json!([call("read_file", json!({"path": "notes.md"}))]),
+        ),
+        (
+            "all\nI will look at both.>>>ls\n{\"path\": \"docs\"}\n>>>read_file\n{\"path\": \"docs/a.md\"}",
+            json!([
+                call("ls", json!({"path": "docs"})),
+                call("read_file", json!({"path": "docs/a.md"}))
+            ]),
+        ),
+        // Functionary: `python` takes its code as it stands
+        (
+            "python\nimport os\nprint(os.listdir('.'))",
+            json!([call(
+                "python",
+                json!({"code": "import os\nprint(os.listdir('.'))"})
+            )]),
+        ),
         // gpt-oss harmony: the recipient in the header
         (
             "<|channel|>analysis<|message|>Need to list.<|end|><|start|>assistant<|channel|>commentary to=functions.ls <|constrain|>json<|message|>{\"path\": \"d\"}<|call|>",
@@ -339,6 +360,11 @@ fn prose_is_not_a_call() {
         "<|channel>thought\n[ls(path='x')]<channel|>Nothing to do.",
         "Action: none needed. Ratio 3:1; Observation: the build is green.",
         "```tool_code\nprint(len(items)) and more prose\n```",
+        // Functionary's text for the user, and Python prompts, which are
+        // `>>>` and a space
+        "all\nThe folder holds two files.",
+        "In the REPL:\n>>> items\n['a', 'b']\n>>> len(items)\n2",
+        "json\n{\"path\": \"docs\"}",
     ];
     for reply in replies {
         match read_calls(reply) {
