@@ -490,7 +490,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|<function=|<parameter=|\\[TOOL_CALLS\\]|Action: |Action Input: |Observation:|<function_calls>|<invoke name=|<tool_response>|\\[TOOL_RESULTS\\])*") {
+        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|>>>|>>>a\\n|\\n|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|<function=|<parameter=|\\[TOOL_CALLS\\]|Action: |Action Input: |Observation:|<function_calls>|<invoke name=|<tool_response>|\\[TOOL_RESULTS\\])*") {
             let tools = [ToolSpec::new("ls", serde_json::json!({"type": "object"}))];
             let mut scan = Scan::new();
             match read_counting(&text, &tools, &mut scan) {
