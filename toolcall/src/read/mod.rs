@@ -202,9 +202,44 @@ fn data_spans(text: &str, marks: &Marks, scan: &mut Scan) -> Vec<std::ops::Range
         let mut from = 0;
         while let Some(at) = marks.find(scan, open, from) {
             let start = at + open.text().len();
-            let Some(end) = marks.find(scan, close, start) else {
+            let Some(first_close) = marks.find(scan, close, start) else {
                 break;
             };
+            // CDATA holds either marker as text. The value starts after the
+            // opening tag's `>`, looked for before the next marker only (a
+            // search to the end from every tag would be quadratic).
+            let tag_end = if open.text().ends_with('>') {
+                start
+            } else {
+                let window = marks
+                    .find(scan, open, start)
+                    .map_or(first_close, |next| next.min(first_close));
+                scan.count(window - start);
+                memchr::memchr(b'>', &text.as_bytes()[start..window])
+                    .map_or(start, |gt| start + gt + 1)
+            };
+            let value = scan::skip_space(text, tag_end);
+            let search = if text[value..].starts_with("<![CDATA[") {
+                marks
+                    .find(scan, Marker::CdataEnd, value)
+                    .map_or(start, |end| end + Marker::CdataEnd.text().len())
+            } else {
+                start
+            };
+            let closed = if search == start {
+                first_close
+            } else {
+                let Some(closed) = marks.find(scan, close, search) else {
+                    break;
+                };
+                closed
+            };
+            // a value left unclosed ends where the next one opens (see
+            // `xml::value_end`)
+            let end = marks
+                .find(scan, open, search)
+                .filter(|next| *next < closed)
+                .unwrap_or(closed);
             // from the opening marker's last byte: a marker that starts
             // the value is strictly inside the span
             spans.push(start - 1..end);
@@ -451,6 +486,12 @@ mod tests {
             format!("Action: a\n{}", "Action Input: {}\n".repeat(N)),
             "<function name=\"a\"><param name=\"b\">".repeat(N),
             "</think><think>".repeat(N),
+            // values never closed, tags never ended
+            "<parameter=".repeat(N),
+            format!("{}</parameter>", "<parameter=".repeat(N)),
+            format!("{}</param>", "<param ".repeat(N)),
+            format!("{}</parameter>", "<parameter=a>".repeat(N)),
+            format!("{}</parameter>", "<parameter=a><![CDATA[".repeat(N)),
             // Functionary's messages, and `>>>` inside JSON values
             ">>>a\n{}".repeat(N),
             ">>>a\n".repeat(N),

@@ -108,9 +108,15 @@ fn kimi(
         let id = id.strip_prefix("functions.").unwrap_or(id);
         let name = id.rsplit_once(':').map_or(id, |(name, _)| name).trim();
         let body_start = args + ARGS.len();
-        let end = marks
-            .find(scan, Marker::ToolCallEndToken, body_start)
-            .unwrap_or(text.len());
+        // a call whose end token is missing ends where the next begins
+        let end = [
+            marks.find(scan, Marker::ToolCallEndToken, body_start),
+            marks.find(scan, Marker::KimiBegin, body_start),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(text.len());
         let call = make_call(SHAPE, name, arguments(name, &text[body_start..end], scan)?)?;
         found.push((at, call));
         from = end.max(at + 1);

@@ -45,16 +45,19 @@ fn malformed(detail: String) -> CallError {
 }
 
 /// A value as written: one line break after the opening tag and one before
-/// the closing tag are layout, not value; CDATA is unwrapped.
+/// the closing tag are layout, not value (Qwen3-Coder's `<parameter=k>\nv\n`);
+/// a value written right after its opening tag keeps its last line break
+/// (Seed-OSS's `<parameter=k>line\n</parameter>`: code ends with one).
+/// CDATA is unwrapped.
 fn text_value(raw: &str) -> String {
-    let raw = raw
-        .strip_prefix("\r\n")
-        .or_else(|| raw.strip_prefix('\n'))
-        .unwrap_or(raw);
-    let raw = raw
-        .strip_suffix("\r\n")
-        .or_else(|| raw.strip_suffix('\n'))
-        .unwrap_or(raw);
+    let after_break = raw.strip_prefix("\r\n").or_else(|| raw.strip_prefix('\n'));
+    let raw = match after_break {
+        Some(value) => value
+            .strip_suffix("\r\n")
+            .or_else(|| value.strip_suffix('\n'))
+            .unwrap_or(value),
+        None => raw,
+    };
     let trimmed = raw.trim();
     if let Some(inner) = trimmed
         .strip_prefix("<![CDATA[")
@@ -85,8 +88,10 @@ impl Values {
     }
 }
 
-/// The end of a parameter's value: its closing tag, else the next opening
-/// one or the end of the call.
+/// The end of a parameter's value: its closing tag, or the next opening one
+/// when that comes first (a model that left a value unclosed has begun the
+/// next: the value is not read across it), else the end of the call. CDATA
+/// holds either tag as text.
 fn value_end(
     text: &str,
     from: usize,
@@ -109,16 +114,16 @@ fn value_end(
     } else {
         from
     };
+    let opening = next
+        .find(marks, scan, text, search_from)
+        .filter(|end| *end <= limit);
     match close
         .find(marks, scan, text, search_from)
         .filter(|end| *end <= limit)
     {
-        Some(end) => (end, end + close.needle_len()),
-        None => {
-            let end = next
-                .find(marks, scan, text, from)
-                .filter(|end| *end <= limit)
-                .unwrap_or(limit);
+        Some(end) if opening.is_none_or(|open| end <= open) => (end, end + close.needle_len()),
+        _ => {
+            let end = opening.unwrap_or(limit);
             (end, end)
         }
     }

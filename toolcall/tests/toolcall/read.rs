@@ -121,6 +121,11 @@ fn name_outside_json_arguments() {
             "Action: ls\nAction Input: {\"path\": \"a\"}\nObservation: x.txt\nThought: remove it\nAction: rm\nAction Input: {\"path\": \"a/x.txt\"}",
             json!([call("ls", json!({"path": "a"}))]),
         ),
+        // Kimi K2 without end tokens: each call ends where the next begins
+        (
+            "<|tool_call_begin|>functions.ls:0<|tool_call_argument_begin|>{\"path\": \"a\"}<|tool_call_begin|>functions.pwd:1<|tool_call_argument_begin|>{}",
+            json!([call("ls", json!({"path": "a"})), call("pwd", json!({}))]),
+        ),
         // Functionary v3.2: the generation prompt ends with `>>>`, so the
         // reply starts with its recipient; `all` is text for the user
         (
@@ -160,6 +165,28 @@ fn xml_parameters() {
         (
             "<tool_call>\n<function=write>\n<parameter=path>\nnotes.txt\n</parameter>\n<parameter=count>\n007\n</parameter>\n</function>\n</tool_call>",
             json!([call("write", json!({"path": "notes.txt", "count": "007"}))]),
+        ),
+        // Qwen3-Coder: a value left unclosed ends where the next opens;
+        // CDATA holds an opening tag as text
+        (
+            "<tool_call>\n<function=write>\n<parameter=path>\nnotes.txt\n<parameter=mode>\nappend\n</parameter>\n</function>\n</tool_call>",
+            json!([call(
+                "write",
+                json!({"path": "notes.txt", "mode": "append"})
+            )]),
+        ),
+        (
+            "<tool_call>\n<function=write>\n<parameter=text>\n<![CDATA[see <parameter=x>]]>\n</parameter>\n<parameter=mode>a</parameter>\n</function>\n</tool_call>",
+            json!([call(
+                "write",
+                json!({"text": "see <parameter=x>", "mode": "a"})
+            )]),
+        ),
+        // Seed-OSS: a value written right after its tag keeps its last
+        // line break (code ends with one)
+        (
+            "<seed:tool_call>\n<function=write>\n<parameter=path>a.py</parameter>\n<parameter=text>print(1)\n</parameter>\n</function>\n</seed:tool_call>",
+            json!([call("write", json!({"path": "a.py", "text": "print(1)\n"}))]),
         ),
         // MiniMax M2: invoke / parameter name attributes
         (
