@@ -266,6 +266,19 @@ pub(super) fn arguments(
     let read = values.next_value::<Value>();
     scan.count(values.steps());
     match read {
+        // a repair that kept nothing of what was written between the
+        // braces (`{invalid json}`) read no arguments: not "none"
+        Some((Ok(Value::Object(map)), span))
+            if map.is_empty()
+                && text
+                    .get(span.start + 1..span.end.saturating_sub(1))
+                    .is_some_and(|inside| !inside.trim().is_empty()) =>
+        {
+            Err(CallError::BadArguments {
+                name: name.to_owned(),
+                found: Value::String(text.trim().chars().take(80).collect()),
+            })
+        }
         Some((Ok(Value::Object(map)), _)) => Ok(map),
         Some((Ok(found), _)) => Err(CallError::BadArguments {
             name: name.to_owned(),

@@ -436,6 +436,23 @@ fn never_invented() {
             other => panic!("{text:?}: {other:?}"),
         }
     }
+    // arguments whose repair keeps nothing of what was written are not
+    // "no arguments"
+    for text in [
+        "[TOOL_CALLS]rm[ARGS]{the whole folder please}",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>rm<｜tool▁sep｜>{all of it}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    ] {
+        match read_calls(text) {
+            Reading::Unreadable {
+                reason: CallError::BadArguments { .. },
+            } => {}
+            other => panic!("{text:?}: {other:?}"),
+        }
+    }
+    assert_eq!(
+        calls("[TOOL_CALLS]pwd[ARGS]{ }"),
+        json!([call("pwd", json!({}))])
+    );
     // a marker inside an argument's text is data, not a second call
     assert_eq!(
         calls("[TOOL_CALLS]write[ARGS]{\"text\": \"[TOOL_CALLS]rm[ARGS]{}\"}[TOOL_CALLS]pwd{}"),
