@@ -1312,8 +1312,11 @@ fn many_cancelled_ids_reused_at_once_hold_reading_up_briefly() {
         );
     }
     let ping = ping.unwrap();
+    // A wait of `HELD_AT_MOST` (one second) per reuse held it up for a
+    // minute; a busy machine (the suite runs tests side by side) takes a
+    // few seconds for sixty calls.
     assert!(
-        ping < Duration::from_secs(2),
+        ping < Duration::from_secs(6),
         "the ping came after {ping:?}"
     );
     for sleeper in sleepers {

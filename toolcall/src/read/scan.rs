@@ -64,15 +64,16 @@ impl Scan {
     }
 }
 
-/// Whether `c` may start a tool name.
+/// Whether `c` may start a tool name: a letter of any script (tools are
+/// named in the integrator's language: `获取天气`) or `_`.
 pub(crate) fn is_name_start(c: char) -> bool {
-    c.is_ascii_alphabetic() || c == '_'
+    c.is_alphabetic() || c == '_'
 }
 
 /// Whether `c` may continue a tool name (dotted and dashed names are
 /// names: `grocery.orderIngredients`, `get-time`).
 pub(crate) fn is_name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
 /// Whether `name` is a plain tool name.

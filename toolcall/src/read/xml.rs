@@ -262,10 +262,25 @@ fn invoke(
             args.insert(key, value);
             pos = next.max(tag_end + 1);
         }
-        found.push((at, make_call(SHAPE, &name, args)?));
+        found.push((at, make_call(SHAPE, &name, unwrapped(args))?));
         from = limit.max(gt);
     }
     Ok(())
+}
+
+/// The arguments of an invoke whose one parameter is `arguments` holding an
+/// object (`<parameter name="arguments" string="false">{...}</parameter>`,
+/// as DeepSeek's DSML models write now and then): that object. A tool whose
+/// one argument is itself named `arguments` and takes an object is rare
+/// beside this slip.
+fn unwrapped(mut args: Map<String, Value>) -> Map<String, Value> {
+    if args.len() == 1
+        && let Some(Value::Object(_)) = args.get("arguments")
+        && let Some(Value::Object(inner)) = args.remove("arguments")
+    {
+        return inner;
+    }
+    args
 }
 
 /// GLM: `<tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>`.

@@ -121,6 +121,11 @@ fn name_outside_json_arguments() {
             "Action: ls\nAction Input: {\"path\": \"a\"}\nObservation: x.txt\nThought: remove it\nAction: rm\nAction Input: {\"path\": \"a/x.txt\"}",
             json!([call("ls", json!({"path": "a"}))]),
         ),
+        // a tool named in the integrator's language
+        (
+            "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>列出文件<｜tool▁sep｜>{\"路径\": \"src\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+            json!([call("列出文件", json!({"路径": "src"}))]),
+        ),
         // Kimi K2 without end tokens: each call ends where the next begins
         (
             "<|tool_call_begin|>functions.ls:0<|tool_call_argument_begin|>{\"path\": \"a\"}<|tool_call_begin|>functions.pwd:1<|tool_call_argument_begin|>{}",
@@ -187,6 +192,12 @@ fn xml_parameters() {
         (
             "<seed:tool_call>\n<function=write>\n<parameter=path>a.py</parameter>\n<parameter=text>print(1)\n</parameter>\n</function>\n</seed:tool_call>",
             json!([call("write", json!({"path": "a.py", "text": "print(1)\n"}))]),
+        ),
+        // DSML: a lone `arguments` parameter holding an object is the
+        // arguments themselves
+        (
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"ls\">\n<｜DSML｜parameter name=\"arguments\" string=\"false\">{\"path\": \"src\"}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+            json!([call("ls", json!({"path": "src"}))]),
         ),
         // MiniMax M2: invoke / parameter name attributes
         (
