@@ -175,7 +175,19 @@ impl<'t> Literals<'t> {
             }
             self.skip_space(scan);
             let key = if self.rest().starts_with(is_name_start) {
-                self.name(scan)?.to_owned()
+                let mut key = self.name(scan)?.to_owned();
+                // a bare key of several words (`Basic LLM Chain:`), as Gemma
+                // writes the names its tools' schemas use as keys
+                while self.rest().starts_with(' ') {
+                    let before = self.pos;
+                    let Some(word) = self.name(scan) else {
+                        self.pos = before;
+                        break;
+                    };
+                    key.push(' ');
+                    key.push_str(word);
+                }
+                key
             } else {
                 match self.value(depth + 1, scan)? {
                     Value::String(text) => text,

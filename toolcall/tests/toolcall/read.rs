@@ -295,6 +295,14 @@ fn gemma_literal_syntax() {
             "<start_function_call>call:ls{path:<escape>src<escape>,all:true}<end_function_call>",
             json!([call("ls", json!({"path": "src", "all": true}))]),
         ),
+        // Gemma 4: a bare key of several words
+        (
+            "<|tool_call>call:tag{labels:{Needs Review:true, Done:false}}<tool_call|>",
+            json!([call(
+                "tag",
+                json!({"labels": {"Needs Review": true, "Done": false}})
+            )]),
+        ),
         // Gemma 4: <|"|> strings, nested objects, lists, two calls
         (
             "<|tool_call>call:edit{changes:[{line:3,text:<|\"|>say \"hi\"<|\"|>}]}<tool_call|><|tool_call>call:ls{}<tool_call|>",
