@@ -283,6 +283,19 @@ impl Marks {
         }
     }
 
+    /// The first occurrence, from `from` on, of any of `markers`.
+    pub(crate) fn first_of(
+        &self,
+        scan: &mut Scan,
+        markers: &[Marker],
+        from: usize,
+    ) -> Option<usize> {
+        markers
+            .iter()
+            .filter_map(|marker| self.find(scan, *marker, from))
+            .min()
+    }
+
     /// [`Marks::next`], counting one step.
     pub(crate) fn find(&self, scan: &mut Scan, marker: Marker, from: usize) -> Option<usize> {
         scan.count(1);

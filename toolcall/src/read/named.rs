@@ -109,14 +109,13 @@ fn kimi(
         let name = id.rsplit_once(':').map_or(id, |(name, _)| name).trim();
         let body_start = args + ARGS.len();
         // a call whose end token is missing ends where the next begins
-        let end = [
-            marks.find(scan, Marker::ToolCallEndToken, body_start),
-            marks.find(scan, Marker::KimiBegin, body_start),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(text.len());
+        let end = marks
+            .first_of(
+                scan,
+                &[Marker::ToolCallEndToken, Marker::KimiBegin],
+                body_start,
+            )
+            .unwrap_or(text.len());
         let call = make_call(SHAPE, name, arguments(name, &text[body_start..end], scan)?)?;
         found.push((at, call));
         from = end.max(at + 1);
@@ -178,15 +177,17 @@ fn harmony(
             return Err(incomplete(name));
         };
         let body_start = message + Marker::HarmonyMessage.text().len();
-        let end = [
-            Marker::HarmonyCall,
-            Marker::HarmonyEnd,
-            Marker::HarmonyStart,
-        ]
-        .iter()
-        .filter_map(|marker| marks.find(scan, *marker, body_start))
-        .min()
-        .unwrap_or(text.len());
+        let end = marks
+            .first_of(
+                scan,
+                &[
+                    Marker::HarmonyCall,
+                    Marker::HarmonyEnd,
+                    Marker::HarmonyStart,
+                ],
+                body_start,
+            )
+            .unwrap_or(text.len());
         let call = make_call(SHAPE, name, arguments(name, &text[body_start..end], scan)?)?;
         found.push((at, call));
         from = end.max(at + 1);

@@ -149,14 +149,9 @@ fn qwen(
             });
         };
         let name = text[start..gt].trim();
-        let limit = [
-            marks.find(scan, Marker::FunctionEnd, gt),
-            marks.find(scan, Marker::FunctionEq, gt),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(text.len());
+        let limit = marks
+            .first_of(scan, &[Marker::FunctionEnd, Marker::FunctionEq], gt)
+            .unwrap_or(text.len());
         let body = &text[gt + 1..limit];
         let args = if body.trim_start().starts_with('{') {
             arguments(name, body, scan)?
