@@ -102,6 +102,8 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
         };
         let in_list = one.is_none();
         let (mut list_calls, mut list_problem) = (0, None);
+        // worked out once per value, for its first call with no arguments
+        let mut lost: Option<bool> = None;
         for item in list.into_iter().chain(one) {
             match calls_of(item, name_keyed) {
                 Ok(calls) => {
@@ -109,6 +111,14 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
                         if reaches_end && name_cut_off(raw, call.name()) {
                             return Err(CallError::IncompleteName {
                                 partial: call.name().to_owned(),
+                            });
+                        }
+                        if call.arguments().is_empty()
+                            && *lost.get_or_insert_with(|| lost_arguments(raw, scan))
+                        {
+                            return Err(CallError::BadArguments {
+                                name: call.name().to_owned(),
+                                found: Value::String(shorten(raw).to_owned()),
                             });
                         }
                         if !bare.is_empty() {
@@ -166,6 +176,30 @@ fn calls_of(value: Candidate, name_keyed: bool) -> Result<Vec<ToolCall>, CallErr
         }
         other => other,
     }
+}
+
+/// Whether a call read from `raw` with no arguments lost them to the
+/// repair: `raw` is not JSON as written, and an argument key there opens an
+/// object with something in it (`"parameters": {invalid json}`), which the
+/// repair could not keep. Looked for only in calls read with no arguments.
+fn lost_arguments(raw: &str, scan: &mut Scan) -> bool {
+    const KEYS: [&str; 5] = ["arguments", "parameters", "args", "params", "input"];
+    scan.count(raw.len());
+    if serde_json::from_str::<serde::de::IgnoredAny>(raw).is_ok() {
+        return false;
+    }
+    KEYS.iter().any(|key| {
+        memchr::memmem::find_iter(raw.as_bytes(), key.as_bytes()).any(|at| {
+            let after = raw[at + key.len()..].trim_start_matches(['"', '\'', ' ']);
+            let Some(value) = after.strip_prefix(':') else {
+                return false;
+            };
+            value.trim_start().strip_prefix('{').is_some_and(|inside| {
+                let inside = inside.trim_start();
+                !inside.is_empty() && !inside.starts_with('}')
+            })
+        })
+    })
 }
 
 /// Whether the name's closing quote is missing from the raw text: the text

@@ -486,6 +486,9 @@ mod tests {
             format!("Action: a\n{}", "Action Input: {}\n".repeat(N)),
             "<function name=\"a\"><param name=\"b\">".repeat(N),
             "</think><think>".repeat(N),
+            // calls with no arguments in a value that needs repair
+            format!("[{}", "{'name': 'a', 'arguments': {x}},".repeat(N)),
+            format!("[{}", "{'name': 'a'}, arguments: {".repeat(N)),
             // values never closed, tags never ended
             "<parameter=".repeat(N),
             format!("{}</parameter>", "<parameter=".repeat(N)),

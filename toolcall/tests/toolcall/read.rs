@@ -472,6 +472,17 @@ fn never_invented() {
         calls("[TOOL_CALLS]pwd[ARGS]{ }"),
         json!([call("pwd", json!({}))])
     );
+    // and in a JSON call that needs repair
+    match read_calls("{'name': 'rm', 'parameters': {every file here}") {
+        Reading::Unreadable {
+            reason: CallError::BadArguments { .. },
+        } => {}
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        calls("{'name': 'pwd', 'parameters': {}}"),
+        json!([call("pwd", json!({}))])
+    );
     // a marker inside an argument's text is data, not a second call
     assert_eq!(
         calls("[TOOL_CALLS]write[ARGS]{\"text\": \"[TOOL_CALLS]rm[ARGS]{}\"}[TOOL_CALLS]pwd{}"),
