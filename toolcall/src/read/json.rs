@@ -180,8 +180,9 @@ fn calls_of(value: Candidate, name_keyed: bool) -> Result<Vec<ToolCall>, CallErr
 
 /// Whether a call read from `raw` with no arguments lost them to the
 /// repair: `raw` is not JSON as written, and an argument key there opens an
-/// object with something in it (`"parameters": {invalid json}`), which the
-/// repair could not keep. Looked for only in calls read with no arguments.
+/// object that is not empty as written (`"parameters": {invalid json}`,
+/// which the repair could not keep, or `"arguments": {` and the end of the
+/// text). Looked for only in calls read with no arguments.
 fn lost_arguments(raw: &str, scan: &mut Scan) -> bool {
     const KEYS: [&str; 5] = ["arguments", "parameters", "args", "params", "input"];
     scan.count(raw.len());
@@ -194,10 +195,12 @@ fn lost_arguments(raw: &str, scan: &mut Scan) -> bool {
             let Some(value) = after.strip_prefix(':') else {
                 return false;
             };
-            value.trim_start().strip_prefix('{').is_some_and(|inside| {
-                let inside = inside.trim_start();
-                !inside.is_empty() && !inside.starts_with('}')
-            })
+            // what the repair dropped, or nothing at all before the text
+            // ends (`"arguments": {` cut off)
+            value
+                .trim_start()
+                .strip_prefix('{')
+                .is_some_and(|inside| !inside.trim_start().starts_with('}'))
         })
     })
 }

@@ -473,11 +473,16 @@ fn never_invented() {
         json!([call("pwd", json!({}))])
     );
     // and in a JSON call that needs repair
-    match read_calls("{'name': 'rm', 'parameters': {every file here}") {
-        Reading::Unreadable {
-            reason: CallError::BadArguments { .. },
-        } => {}
-        other => panic!("{other:?}"),
+    for text in [
+        "{'name': 'rm', 'parameters': {every file here}",
+        "{\"name\": \"rm\", \"arguments\": {",
+    ] {
+        match read_calls(text) {
+            Reading::Unreadable {
+                reason: CallError::BadArguments { .. },
+            } => {}
+            other => panic!("{text:?}: {other:?}"),
+        }
     }
     assert_eq!(
         calls("{'name': 'pwd', 'parameters': {}}"),
