@@ -265,6 +265,13 @@ fn walk(root: &Path, value: &Path) -> Option<Walked> {
                 current.pop();
                 if !missing {
                     metadata = std::fs::symlink_metadata(&current).ok();
+                } else if let Ok(found) = std::fs::symlink_metadata(&current) {
+                    // Back out of the part that does not exist, onto folders
+                    // that do: the rest is walked as the operating system
+                    // would once that part exists (`new/../link` follows
+                    // `link`), not taken lexically.
+                    missing = false;
+                    metadata = Some(found);
                 }
             }
             Part::Name(name) => {
@@ -416,6 +423,21 @@ mod tests {
             refused("up_link"),
             Some(PathRefusal::Escapes { .. })
         ));
+        // A folder that does not exist, then `..`, then a link: the link is
+        // followed as it will be once the folder exists.
+        for value in [
+            "new/../up_link",
+            "a/b/../../up_link/x",
+            "new/../deep_link/../../..",
+        ] {
+            assert_eq!(
+                refused(value),
+                Some(PathRefusal::Escapes {
+                    value: value.to_owned()
+                }),
+                "{value}"
+            );
+        }
         // `..` applies to where the link leads, as the kernel does it.
         assert!(matches!(
             refused("deep_link/../../.."),

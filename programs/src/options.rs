@@ -29,6 +29,9 @@ pub(crate) enum Role {
     Plain,
     /// The value names a file: it is confined to the workspace.
     Path,
+    /// The value names files separated by this character (`file -m
+    /// a.mgc:b.mgc`): each is confined to the workspace.
+    PathList(char),
     /// The option is refused; the text says why and what to do instead.
     Refuse(&'static str),
 }
@@ -88,6 +91,16 @@ pub(crate) const fn path(spellings: &'static str) -> Opt {
         spellings,
         arity: Arity::Value,
         role: Role::Path,
+    }
+}
+
+/// An option whose value names files separated by `separator`, each read
+/// as a file by the program.
+pub(crate) const fn path_list(spellings: &'static str, separator: char) -> Opt {
+    Opt {
+        spellings,
+        arity: Arity::Value,
+        role: Role::PathList(separator),
     }
 }
 

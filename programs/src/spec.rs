@@ -162,6 +162,18 @@ impl Judged {
                     value: Some(value),
                     ..
                 } if opt.role == Role::Path => self.path(program, value)?,
+                Item::Known {
+                    opt,
+                    value: Some(value),
+                    ..
+                } => {
+                    if let Role::PathList(separator) = opt.role {
+                        // an empty part names no file (the program skips it)
+                        for part in value.split(separator).filter(|part| !part.is_empty()) {
+                            self.path(program, part)?;
+                        }
+                    }
+                }
                 Item::Unknown {
                     attached: Some(attached),
                     ..

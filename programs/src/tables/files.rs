@@ -9,7 +9,7 @@
 
 use crate::class::CommandClass;
 use crate::finding::Finding;
-use crate::options::{Opt, Table, Unknown, Walk, flag, optional, path, refuse, value};
+use crate::options::{Opt, Table, Unknown, Walk, flag, optional, path, path_list, refuse, value};
 use crate::spec::{Ctx, Judge, Judged, Operands, Spec, standard};
 
 const NAMES_FROM_FILE: &str = "reads the names of the files to open from a file, which would let it open files outside the workspace; name the files as arguments";
@@ -533,7 +533,8 @@ pub(crate) const FILE: Spec = Spec {
                 "-C --compile",
                 "writes a compiled magic file; only inspect files",
             ),
-            path("-m --magic-file"),
+            // a list of magic files, `:` between them
+            path_list("-m --magic-file", ':'),
             value("-F --separator"),
             value("-e --exclude"),
             value("--exclude-quiet"),
@@ -591,6 +592,7 @@ pub(crate) const FILE: Spec = Spec {
         "file --no-buffer --no-pad --print0 --raw --special-files --debug README.md",
         "file --exclude=ascii --exclude-quiet=json --separator=: --parameter=bytes=100 README.md",
         "file -m README.md --magic-file=README.md Cargo.toml",
+        "file -m README.md:Cargo.toml src/main.rs",
         "file --help",
         "file --version",
         "file -v",
@@ -605,6 +607,9 @@ pub(crate) const FILE: Spec = Spec {
         "file -f names.txt",
         "file /etc/passwd",
         "file -m /etc/magic x",
+        "file -m README.md:/etc/passwd README.md",
+        "file --magic-file=:/etc/passwd README.md",
+        "file -m x:symlink_to_root/etc/passwd README.md",
     ],
 };
 

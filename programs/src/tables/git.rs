@@ -23,6 +23,7 @@ pub(crate) const GIT: Spec = Spec {
         "git log -p -1 -- src/main.rs",
         "git show HEAD --stat",
         "git ls-files",
+        "git ls-files -o --exclude-per-directory=.gitignore",
         "git branch -a",
         "git -C src log --oneline -5",
         "git diff HEAD~1 -- src",
@@ -45,6 +46,8 @@ pub(crate) const GIT: Spec = Spec {
         "git var GIT_DEFAULT_BRANCH",
     ],
     refuses: &[
+        "git ls-files -o --exclude-per-directory=/etc/passwd",
+        "git ls-files --exclude-per-directory=../../etc/passwd -o",
         "git -c core.pager=id log",
         "git -c CORE.FSMONITOR=id status",
         "git --config-env=core.pager=EVIL log",
@@ -263,8 +266,9 @@ const LS_FILES: Table = Table {
     options: &[
         SUBMODULES,
         HELP,
-        value("-x --exclude --exclude-per-directory --with-tree --format"),
-        path("-X --exclude-from"),
+        value("-x --exclude --with-tree --format"),
+        // the ignore file read in each folder, which git opens as named
+        path("-X --exclude-from --exclude-per-directory"),
         optional("--abbrev"),
     ],
     unknown: Unknown::Flag,
