@@ -255,8 +255,9 @@ fn react(
 /// line break (a Python prompt `>>> x`, a quotation) leaves the reply to
 /// the other readers, as does a reply without `>>>` that is not a single
 /// message to a tool (a name alone on its first line, then one JSON object
-/// and nothing else, or `python` and code). `json` on a line of its own
-/// before an object is a code fence's language, not a tool.
+/// that is not a call by itself and nothing else, or `python` and code).
+/// `json` on a line of its own before an object is a code fence's language,
+/// not a tool.
 pub(super) fn functionary(
     text: &str,
     spans: &[std::ops::Range<usize>],
@@ -282,11 +283,16 @@ pub(super) fn functionary(
     }
     if opens.is_empty() {
         let (name, content) = messages.first().copied()?;
+        // an object that is a call by itself (`Sure\n{"name": "ls", ...}`)
+        // is the JSON reader's
         let single = match name {
             "all" => false,
             "python" => !content.trim().is_empty(),
             _ if name.eq_ignore_ascii_case("json") => false,
-            _ => matches!(serde_json::from_str(content.trim()), Ok(Value::Object(_))),
+            _ => match serde_json::from_str(content.trim()) {
+                Ok(object @ Value::Object(_)) => ToolCall::from_json(object).is_err(),
+                _ => false,
+            },
         };
         if !single {
             return None;

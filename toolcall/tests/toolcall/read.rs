@@ -144,6 +144,12 @@ fn name_outside_json_arguments() {
                 call("read_file", json!({"path": "docs/a.md"}))
             ]),
         ),
+        // a word on its own line before a JSON call is chatter, not a
+        // Functionary recipient
+        (
+            "Sure\n{\"name\": \"ls\", \"arguments\": {\"path\": \"src\"}}",
+            json!([call("ls", json!({"path": "src"}))]),
+        ),
         // Functionary: `python` takes its code as it stands
         (
             "python\nimport os\nprint(os.listdir('.'))",
