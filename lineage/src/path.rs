@@ -186,7 +186,7 @@ pub fn confine_path(root: &Path, value: &str) -> Result<PathBuf, PathRefusal> {
     }
     let walked =
         walk(root, Path::new(value)).ok_or_else(|| PathRefusal::TooManyLinks { value: owned() })?;
-    if is_system(&walked.path) {
+    if walked.through_system || is_system(&walked.path) {
         return Err(PathRefusal::SystemPath { value: owned() });
     }
     if !walked.path.starts_with(root) {
@@ -229,6 +229,10 @@ fn is_special(metadata: &Metadata) -> bool {
 struct Walked {
     path: PathBuf,
     metadata: Option<Metadata>,
+    /// Whether the walk went through a system tree on its way (a link to
+    /// `/` then `proc/<pid>/cwd` back into the workspace): what is there
+    /// is a process's state at run time, not the files checked now.
+    through_system: bool,
 }
 
 enum Part {
@@ -255,7 +259,9 @@ fn walk(root: &Path, value: &Path) -> Option<Walked> {
     let mut links = 0u32;
     let mut missing = false;
     let mut metadata = std::fs::symlink_metadata(&current).ok();
+    let mut through_system = false;
     while let Some(part) = pending.pop() {
+        through_system |= is_system(&current);
         match part {
             Part::Root => {
                 current = PathBuf::from("/");
@@ -312,9 +318,11 @@ fn walk(root: &Path, value: &Path) -> Option<Walked> {
             }
         }
     }
+    through_system |= is_system(&current);
     Some(Walked {
         path: current,
         metadata,
+        through_system,
     })
 }
 
@@ -423,6 +431,29 @@ mod tests {
             refused("up_link"),
             Some(PathRefusal::Escapes { .. })
         ));
+        // Through `/proc` and back into the workspace: another process's
+        // state at run time, whatever it is now.
+        link("/", "root_link");
+        let cwd = format!("root_link/proc/{}/cwd", std::process::id());
+        // a descriptor of this process open on the workspace: the walk
+        // reads its link back into the root
+        let held = std::fs::File::open(&root).unwrap();
+        let fd = format!(
+            "root_link/proc/self/fd/{}",
+            std::os::fd::AsRawFd::as_raw_fd(&held)
+        );
+        for value in [
+            cwd.clone(),
+            format!("{cwd}/x"),
+            fd.clone(),
+            format!("{fd}/src/main.rs"),
+        ] {
+            assert!(
+                matches!(refused(&value), Some(PathRefusal::SystemPath { .. })),
+                "{value}: {:?}",
+                refused(&value)
+            );
+        }
         // A folder that does not exist, then `..`, then a link: the link is
         // followed as it will be once the folder exists.
         for value in [

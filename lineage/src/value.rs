@@ -285,6 +285,19 @@ impl Slot {
                 got: quote(&text),
             });
         }
+        // `!`, `(`, `)` and `,` alone are find's expression, never a start
+        // folder, wherever a path stands first (`find {path} -name ...`)
+        if self.spec.kind == SlotType::Path
+            && let [c @ ('!' | '(' | ')' | ',')] = text.chars().collect::<Vec<_>>()[..]
+        {
+            return Err(SlotProblem::Character {
+                slot: slot(),
+                character: chars::describe(c),
+                guidance: "a path that is only `!`, `(`, `)` or `,` is read by find as part of \
+                           its expression, not as a folder; for a file of that name write \"./!\"",
+                got: quote(&text),
+            });
+        }
         if text.starts_with('-') && !self.spec.allow_leading_dash {
             return Err(SlotProblem::LeadingDash {
                 slot: slot(),

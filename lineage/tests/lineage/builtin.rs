@@ -81,6 +81,16 @@ fn builtin_attacks_are_refused_before_running() {
             Box::new(find_tool(&deny).unwrap()),
             json!({"path": ".", "pattern": "x -delete"}),
         ),
+        // find's expression in the folder's place: `!` negates the search
+        // of `.`, `(` opens a group
+        (
+            Box::new(find_tool(&deny).unwrap()),
+            json!({"path": "!", "pattern": "x"}),
+        ),
+        (
+            Box::new(find_tool(&deny).unwrap()),
+            json!({"path": "(", "pattern": "x"}),
+        ),
         (
             Box::new(grep_tool(&deny).unwrap()),
             json!({"pattern": "--pre=sh"}),
