@@ -288,7 +288,8 @@ impl Slot {
         // `!`, `(`, `)` and `,` alone are find's expression, never a start
         // folder, wherever a path stands first (`find {path} -name ...`)
         if self.spec.kind == SlotType::Path
-            && let [c @ ('!' | '(' | ')' | ',')] = text.chars().collect::<Vec<_>>()[..]
+            && matches!(text.as_str(), "!" | "(" | ")" | ",")
+            && let Some(c) = text.chars().next()
         {
             return Err(SlotProblem::Character {
                 slot: slot(),

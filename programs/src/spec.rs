@@ -161,19 +161,16 @@ impl Judged {
                     opt,
                     value: Some(value),
                     ..
-                } if opt.role == Role::Path => self.path(program, value)?,
-                Item::Known {
-                    opt,
-                    value: Some(value),
-                    ..
-                } => {
-                    if let Role::PathList(separator) = opt.role {
-                        // an empty part names no file (the program skips it)
+                } => match opt.role {
+                    Role::Path => self.path(program, value)?,
+                    // an empty part names no file (the program skips it)
+                    Role::PathList(separator) => {
                         for part in value.split(separator).filter(|part| !part.is_empty()) {
                             self.path(program, part)?;
                         }
                     }
-                }
+                    Role::Plain | Role::Refuse(_) => {}
+                },
                 Item::Unknown {
                     attached: Some(attached),
                     ..

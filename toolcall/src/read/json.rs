@@ -195,14 +195,21 @@ fn lost_arguments(raw: &str, scan: &mut Scan) -> bool {
             let Some(value) = after.strip_prefix(':') else {
                 return false;
             };
-            // what the repair dropped, or nothing at all before the text
-            // ends (`"arguments": {` cut off)
             value
                 .trim_start()
                 .strip_prefix('{')
-                .is_some_and(|inside| !inside.trim_start().starts_with('}'))
+                .is_some_and(written_inside)
         })
     })
+}
+
+/// Whether an object that the repair read as empty was not empty as
+/// written: `after_brace` is the text after its `{`, and anything but
+/// blanks and `}` there is what the repair dropped (`{invalid json}`), as
+/// is nothing at all (`{` and the end of the text: the arguments were cut
+/// off).
+fn written_inside(after_brace: &str) -> bool {
+    !after_brace.trim_start().starts_with('}')
 }
 
 /// Whether the name's closing quote is missing from the raw text: the text
@@ -306,10 +313,7 @@ pub(super) fn arguments(
         // a repair that kept nothing of what was written between the
         // braces (`{invalid json}`) read no arguments: not "none"
         Some((Ok(Value::Object(map)), span))
-            if map.is_empty()
-                && text
-                    .get(span.start + 1..span.end.saturating_sub(1))
-                    .is_some_and(|inside| !inside.trim().is_empty()) =>
+            if map.is_empty() && text.get(span.start + 1..).is_some_and(written_inside) =>
         {
             Err(CallError::BadArguments {
                 name: name.to_owned(),

@@ -461,25 +461,13 @@ fn never_invented() {
             other => panic!("{text:?}: {other:?}"),
         }
     }
-    // arguments whose repair keeps nothing of what was written are not
-    // "no arguments"
+    // arguments whose repair keeps nothing of what was written, or that
+    // the text ends in, are not "no arguments": after a name outside the
+    // JSON and in a JSON call that needs repair
     for text in [
         "[TOOL_CALLS]rm[ARGS]{the whole folder please}",
+        "[TOOL_CALLS]rm[ARGS]{",
         "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>rm<｜tool▁sep｜>{all of it}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
-    ] {
-        match read_calls(text) {
-            Reading::Unreadable {
-                reason: CallError::BadArguments { .. },
-            } => {}
-            other => panic!("{text:?}: {other:?}"),
-        }
-    }
-    assert_eq!(
-        calls("[TOOL_CALLS]pwd[ARGS]{ }"),
-        json!([call("pwd", json!({}))])
-    );
-    // and in a JSON call that needs repair
-    for text in [
         "{'name': 'rm', 'parameters': {every file here}",
         "{\"name\": \"rm\", \"arguments\": {",
     ] {
@@ -490,10 +478,12 @@ fn never_invented() {
             other => panic!("{text:?}: {other:?}"),
         }
     }
-    assert_eq!(
-        calls("{'name': 'pwd', 'parameters': {}}"),
-        json!([call("pwd", json!({}))])
-    );
+    for text in [
+        "[TOOL_CALLS]pwd[ARGS]{ }",
+        "{'name': 'pwd', 'parameters': {}}",
+    ] {
+        assert_eq!(calls(text), json!([call("pwd", json!({}))]), "{text}");
+    }
     // a marker inside an argument's text is data, not a second call
     assert_eq!(
         calls("[TOOL_CALLS]write[ARGS]{\"text\": \"[TOOL_CALLS]rm[ARGS]{}\"}[TOOL_CALLS]pwd{}"),
