@@ -1495,6 +1495,19 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
     if watch_limit.is_some() && proc_fd < 0 {
         fail(report, Stage::MountProc, errno());
     }
+    // The namespace's last pid, which spares most counts (see `watch`);
+    // without it (a kernel built without it) every tick counts.
+    let last_pid_fd = match watch_limit {
+        // SAFETY: a raw open of a path relative to our own /proc.
+        Some(_) => unsafe {
+            libc::openat(
+                proc_fd,
+                c"sys/kernel/ns_last_pid".as_ptr(),
+                libc::O_RDONLY | libc::O_CLOEXEC,
+            )
+        },
+        None => -1,
+    };
     let linger = ns.linger;
     let program = if let Some(armed) = plan.armed {
         // Its filter is installed: it goes on from its call's plan, in the
@@ -1544,7 +1557,7 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
         }
     }
     let (status, over_limit) = match watch_limit {
-        Some(limit) => watch(program, limit, proc_fd),
+        Some(limit) => watch(program, limit, proc_fd, last_pid_fd),
         None => (wait_for(program), false),
     };
     end_the_call();
@@ -1621,19 +1634,35 @@ fn wait_for(program: c_long) -> c_int {
 /// itself.
 const WATCH_MILLIS: c_int = 2;
 
+/// Every this many ticks the init counts the call's tasks whatever the
+/// namespace's last pid says (see [`watch`]).
+const COUNT_EVERY: u32 = 16;
+
 /// The init's wait when the operating system cannot bound the call's
 /// process count (uid 0 is exempt from `RLIMIT_NPROC`): it reaps, and every
 /// [`WATCH_MILLIS`] counts the tasks (processes and threads) of its PID
 /// namespace in the private `/proc`; past `limit`, it kills them all. Returns the program's
 /// wait status and whether the limit ended it.
+///
+/// A count reads every task's `stat`; most ticks need none. The namespace
+/// hands out its pids (threads' too) in increasing order from 1, so while
+/// the last one given (`ns_last_pid`, one read of `last_pid_fd`) is at most
+/// `limit`, so are the tasks that exist. Once it has passed `limit`, every
+/// tick counts; and a count is made at least every [`COUNT_EVERY`] ticks
+/// all the same, so that the bound would hold even if the order did not
+/// (the numbers wrap only past the namespace's `pid_max`, and only a
+/// process with capabilities there, which the program has not, can set
+/// the last pid).
 #[expect(unsafe_code)]
-fn watch(program: c_long, limit: u64, proc_fd: c_int) -> (c_int, bool) {
+fn watch(program: c_long, limit: u64, proc_fd: c_int, last_pid_fd: c_int) -> (c_int, bool) {
     // SAFETY: raw pidfd_open, poll, waitpid, kill and close on local
     // values; `proc_fd` is this namespace's own /proc.
     unsafe {
         let exit_fd = libc::syscall(libc::SYS_pidfd_open, program, 0) as c_int;
         let mut over = false;
         let mut program_status = None;
+        let mut passed = last_pid_fd < 0;
+        let mut tick = 0u32;
         loop {
             // Wait first: a program that ends within the interval (most do)
             // is never counted.
@@ -1662,20 +1691,42 @@ fn watch(program: c_long, limit: u64, proc_fd: c_int) -> (c_int, bool) {
                 }
             }
             if let Some(status) = program_status {
-                if proc_fd >= 0 {
-                    libc::close(proc_fd);
-                }
-                if exit_fd >= 0 {
-                    libc::close(exit_fd);
+                for fd in [proc_fd, last_pid_fd, exit_fd] {
+                    if fd >= 0 {
+                        libc::close(fd);
+                    }
                 }
                 return (status, over);
             }
-            if !over && count_processes(proc_fd) > limit {
+            if over {
+                continue;
+            }
+            tick = tick.wrapping_add(1);
+            passed = passed || last_pid(last_pid_fd).is_none_or(|last| last > limit);
+            if (passed || tick.is_multiple_of(COUNT_EVERY)) && count_processes(proc_fd) > limit {
                 over = true;
                 libc::kill(-1, libc::SIGKILL);
             }
         }
     }
+}
+
+/// The last pid the namespace handed out, read from its `ns_last_pid`
+/// (`fd`); `None` when it cannot be read.
+#[expect(unsafe_code)]
+fn last_pid(fd: c_int) -> Option<u64> {
+    let mut text = [0u8; 24];
+    // SAFETY: one raw pread of our own descriptor into a local buffer.
+    let read = unsafe { libc::pread(fd, text.as_mut_ptr().cast(), text.len(), 0) };
+    let read = usize::try_from(read).ok()?;
+    let digits = text.get(..read)?.trim_ascii();
+    if digits.is_empty() {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |n, &b| {
+        b.is_ascii_digit()
+            .then(|| n.saturating_mul(10).saturating_add(u64::from(b - b'0')))
+    })
 }
 
 /// The number of tasks (processes and their threads, as `RLIMIT_NPROC`
@@ -2113,6 +2164,46 @@ fn drop_capabilities(report: RawFd, bounding: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_pid_is_read_from_its_file_and_nothing_else_is_taken_for_it() {
+        use std::io::Write;
+        use std::os::fd::AsRawFd;
+        let mut file = tempfile_with(b"4096\n");
+        assert_eq!(last_pid(file.as_raw_fd()), Some(4096));
+        for text in [&b""[..], b"\n", b"12a\n", b"-1\n"] {
+            file = tempfile_with(text);
+            assert_eq!(last_pid(file.as_raw_fd()), None, "{text:?}");
+        }
+        // Read from its start each time, whatever was read before.
+        let mut file = tempfile_with(b"7\n");
+        assert_eq!(last_pid(file.as_raw_fd()), Some(7));
+        file.write_all(b"").unwrap();
+        assert_eq!(last_pid(file.as_raw_fd()), Some(7));
+        // A descriptor that is not open: unknown, so the init counts.
+        assert_eq!(last_pid(-1), None);
+    }
+
+    fn tempfile_with(text: &[u8]) -> std::fs::File {
+        use std::io::{Seek, Write};
+        let path = std::env::temp_dir().join(format!(
+            "jig-last-pid-{}-{}",
+            std::process::id(),
+            text.len()
+        ));
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&path)
+            .unwrap();
+        let _ = std::fs::remove_file(&path);
+        file.write_all(text).unwrap();
+        file.seek(std::io::SeekFrom::Start(text.len() as u64))
+            .unwrap();
+        file
+    }
 
     #[test]
     fn signal_masks_are_read_from_a_status_text() {

@@ -902,7 +902,8 @@ fn fork_bomb_is_bounded() {
 /// that makes one call: no pids cgroup), the program could lower the
 /// init's descriptor limit (`prlimit` on a process of its own user) before
 /// the init opened `/proc` to count, or starve it (`SCHED_IDLE`): the count
-/// never ran and the bomb had no bound.
+/// never ran and the bomb had no bound. Nor can it set the namespace's
+/// last pid, by which the init skips most counts.
 fn turn_the_count_off_then_fork_bomb() {
     let world = World::new();
     let marker = format!("UNCOUNTED-{}", support::nonce());
@@ -910,7 +911,8 @@ fn turn_the_count_off_then_fork_bomb() {
         "import os, resource, time\n\
          for attempt in (lambda: resource.prlimit(1, resource.RLIMIT_NOFILE, (0, 0)),\n\
          \x20               lambda: os.sched_setscheduler(1, os.SCHED_IDLE, os.sched_param(0)),\n\
-         \x20               lambda: os.setpriority(os.PRIO_PROCESS, 1, 19)):\n\
+         \x20               lambda: os.setpriority(os.PRIO_PROCESS, 1, 19),\n\
+         \x20               lambda: os.write(os.open('/proc/sys/kernel/ns_last_pid', os.O_WRONLY), b'1')):\n\
          \x20   try: attempt(); print('changed the init')\n\
          \x20   except OSError as error: print('refused:', error)\n\
          {}",
