@@ -1719,7 +1719,12 @@ fn last_pid(fd: c_int) -> Option<u64> {
     // SAFETY: one raw pread of our own descriptor into a local buffer.
     let read = unsafe { libc::pread(fd, text.as_mut_ptr().cast(), text.len(), 0) };
     let read = usize::try_from(read).ok()?;
-    let digits = text.get(..read)?.trim_ascii();
+    decimal(text.get(..read)?.trim_ascii())
+}
+
+/// The number written in `digits` (ASCII decimal, saturating); `None` when
+/// it is empty or holds anything but digits.
+fn decimal(digits: &[u8]) -> Option<u64> {
     if digits.is_empty() {
         return None;
     }
@@ -1815,15 +1820,7 @@ fn threads_of(proc_fd: c_int, name: &[u8]) -> u64 {
         .split(|&b| b == b' ')
         .filter(|f| !f.is_empty())
         .nth(17);
-    field
-        .and_then(|f| {
-            f.iter().try_fold(0u64, |n, &b| {
-                b.is_ascii_digit()
-                    .then(|| n.saturating_mul(10).saturating_add(u64::from(b - b'0')))
-            })
-        })
-        .unwrap_or(1)
-        .max(1)
+    field.and_then(decimal).unwrap_or(1).max(1)
 }
 
 /// Waits for the parent's go byte (or end-of-file), then closes the pipe.
