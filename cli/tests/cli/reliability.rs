@@ -683,6 +683,43 @@ fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
     assert!(text(&answer).starts_with("exit: 0"), "{answer}");
 }
 
+/// A client that leaves out the newline between two messages loses
+/// neither: each gets its answer under its id, and what follows the last
+/// value that parses gets a parse error. A line of countless values gets a
+/// bounded number of answers.
+#[test]
+fn messages_sharing_a_line_are_each_answered() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    server.send_bytes(
+        br#"{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nap","arguments":{"seconds":0}}} {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}{"jsonrpc":"2.0","id":3,"method":"ping"}trailing"#,
+    );
+    let mut answers: Vec<Value> = (0..4)
+        .map(|_| server.recv(Duration::from_secs(10)))
+        .collect();
+    answers.sort_by_key(|answer| answer["id"].as_u64().unwrap_or(0));
+    assert_eq!(answers[0]["id"], Value::Null, "{answers:?}");
+    assert_eq!(answers[0]["error"]["code"], -32700, "{answers:?}");
+    assert_eq!(answers[1]["id"], 1, "{answers:?}");
+    assert!(answers[1]["result"].is_object(), "{answers:?}");
+    assert_eq!(answers[2]["id"], 2, "{answers:?}");
+    assert!(text(&answers[2]).starts_with("exit: 0"), "{answers:?}");
+    assert_eq!(answers[3]["id"], 3, "{answers:?}");
+    assert!(answers[3]["result"].is_object(), "{answers:?}");
+    // A million numbers: 64 answered as invalid, the rest one parse error.
+    server.send_bytes(&b"1 ".repeat(1 << 20));
+    server.send(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}));
+    let mut errors = 0;
+    loop {
+        let answer = server.recv(Duration::from_secs(10));
+        if answer["id"] == 9 {
+            break;
+        }
+        assert_eq!(answer["id"], Value::Null, "{answer}");
+        errors += 1;
+    }
+    assert_eq!(errors, 65);
+}
+
 #[test]
 fn bad_arguments_get_32602_with_guidance_and_a_json_string_is_accepted() {
     let mut server = Raw::start(&[], &[], Stdio::null());

@@ -402,9 +402,11 @@ pub(crate) fn read_lines(mut input: impl BufRead, lines: &mpsc::Sender<Inbound>,
         match partial.inbound(line, max_line) {
             Step::End => return,
             Step::Blank => {}
-            Step::Line(inbound) => {
-                if lines.blocking_send(inbound).is_err() {
-                    return;
+            Step::Lines(inbounds) => {
+                for inbound in inbounds {
+                    if lines.blocking_send(inbound).is_err() {
+                        return;
+                    }
                 }
             }
         }
@@ -461,9 +463,11 @@ pub(crate) async fn read_pipe(
         match partial.inbound(line, max_line) {
             Step::End => return,
             Step::Blank => {}
-            Step::Line(inbound) => {
-                if lines.send(inbound).await.is_err() {
-                    return;
+            Step::Lines(inbounds) => {
+                for inbound in inbounds {
+                    if lines.send(inbound).await.is_err() {
+                        return;
+                    }
                 }
             }
         }
@@ -482,8 +486,8 @@ enum Step {
     End,
     /// A line of only white space: skipped.
     Blank,
-    /// A line to hand over.
-    Line(Inbound),
+    /// A line to hand over: what it holds (one message, as a rule).
+    Lines(Vec<Inbound>),
 }
 
 /// The line being read, across reads: at most `max + 1` of its bytes are
@@ -548,7 +552,7 @@ impl Partial {
     fn inbound(&mut self, line: Line, max: usize) -> Step {
         let step = match line {
             Line::End => Step::End,
-            Line::TooLong(length) => Step::Line(Inbound::TooLong(length)),
+            Line::TooLong(length) => Step::Lines(vec![Inbound::TooLong(length)]),
             Line::Complete => {
                 let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
                 let text = text.strip_suffix(b"\r").unwrap_or(text);
@@ -557,15 +561,9 @@ impl Partial {
                 if text.iter().all(u8::is_ascii_whitespace) {
                     Step::Blank
                 } else if held > held_at_most(max) {
-                    Step::Line(Inbound::TooManyValues(held))
+                    Step::Lines(vec![Inbound::TooManyValues(held)])
                 } else {
-                    Step::Line(match serde_json::from_slice(text) {
-                        Ok(value) => {
-                            let held = held_bytes(&value).max(text.len());
-                            Inbound::Json(value, held)
-                        }
-                        Err(error) => Inbound::Unparsable(error.to_string()),
-                    })
+                    Step::Lines(values_of(text))
                 }
             }
         };
@@ -577,6 +575,45 @@ impl Partial {
         }
         step
     }
+}
+
+/// The most JSON values read from one line (see [`values_of`]).
+const MAX_VALUES_PER_LINE: usize = 64;
+
+/// The JSON values a line holds, in order, each with the bytes it holds
+/// (see [`held_bytes`]). A line holds one message; one that holds several
+/// values one after another (`{...}{...}`: a client that left out a
+/// newline) is read as those messages, none lost, and what follows the
+/// last value that parses is a parse error of its own. Past
+/// [`MAX_VALUES_PER_LINE`] values, the rest of the line is one parse error
+/// (`1 1 1 ...` would otherwise be a million answers, and their values held
+/// at once).
+fn values_of(text: &[u8]) -> Vec<Inbound> {
+    let mut values = Vec::with_capacity(1);
+    let mut stream = serde_json::Deserializer::from_slice(text).into_iter::<Value>();
+    let mut from = 0;
+    while let Some(read) = stream.next() {
+        if values.len() == MAX_VALUES_PER_LINE {
+            values.push(Inbound::Unparsable(format!(
+                "more than {MAX_VALUES_PER_LINE} JSON values on one line; the rest of the \
+                 line, from byte {from}, was dropped"
+            )));
+            break;
+        }
+        match read {
+            Ok(value) => {
+                let span = stream.byte_offset().saturating_sub(from);
+                from = stream.byte_offset();
+                let held = held_bytes(&value).max(span);
+                values.push(Inbound::Json(value, held));
+            }
+            Err(error) => {
+                values.push(Inbound::Unparsable(error.to_string()));
+                break;
+            }
+        }
+    }
+    values
 }
 
 /// The most memory a line of at most `max_line` bytes may take once
