@@ -1495,19 +1495,6 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
     if watch_limit.is_some() && proc_fd < 0 {
         fail(report, Stage::MountProc, errno());
     }
-    // The namespace's last pid, which spares most counts (see `watch`);
-    // without it (a kernel built without it) every tick counts.
-    let last_pid_fd = match watch_limit {
-        // SAFETY: a raw open of a path relative to our own /proc.
-        Some(_) => unsafe {
-            libc::openat(
-                proc_fd,
-                c"sys/kernel/ns_last_pid".as_ptr(),
-                libc::O_RDONLY | libc::O_CLOEXEC,
-            )
-        },
-        None => -1,
-    };
     let linger = ns.linger;
     let program = if let Some(armed) = plan.armed {
         // Its filter is installed: it goes on from its call's plan, in the
@@ -1557,7 +1544,7 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
         }
     }
     let (status, over_limit) = match watch_limit {
-        Some(limit) => watch(program, limit, proc_fd, last_pid_fd),
+        Some(limit) => watch(program, limit, proc_fd),
         None => (wait_for(program), false),
     };
     end_the_call();
@@ -1646,22 +1633,26 @@ const COUNT_EVERY: u32 = 16;
 ///
 /// A count reads every task's `stat`; most ticks need none. The namespace
 /// hands out its pids (threads' too) in increasing order from 1, so while
-/// the last one given (`ns_last_pid`, one read of `last_pid_fd`) is at most
-/// `limit`, so are the tasks that exist. Once it has passed `limit`, every
-/// tick counts; and a count is made at least every [`COUNT_EVERY`] ticks
-/// all the same, so that the bound would hold even if the order did not
-/// (the numbers wrap only past the namespace's `pid_max`, and only a
-/// process with capabilities there, which the program has not, can set
-/// the last pid).
+/// the last one given (its `ns_last_pid`, one read) is at most `limit`, so
+/// are the tasks that exist. Once it has passed `limit` (or where it cannot
+/// be read), every tick counts; and a count is made at least every
+/// [`COUNT_EVERY`] ticks all the same, so that the bound would hold even if
+/// the order did not (the numbers wrap only past the namespace's `pid_max`,
+/// and only a process with capabilities there, which the program has not,
+/// can set the last pid). The file is opened at the first tick, not
+/// before: most programs end within one, and opening it makes the private
+/// `/proc`'s `sys/kernel` entries, about 17 us, which would come before the
+/// program starts.
 #[expect(unsafe_code)]
-fn watch(program: c_long, limit: u64, proc_fd: c_int, last_pid_fd: c_int) -> (c_int, bool) {
-    // SAFETY: raw pidfd_open, poll, waitpid, kill and close on local
-    // values; `proc_fd` is this namespace's own /proc.
+fn watch(program: c_long, limit: u64, proc_fd: c_int) -> (c_int, bool) {
+    // SAFETY: raw pidfd_open, poll, waitpid, openat, kill and close on
+    // local values; `proc_fd` is this namespace's own /proc.
     unsafe {
         let exit_fd = libc::syscall(libc::SYS_pidfd_open, program, 0) as c_int;
         let mut over = false;
         let mut program_status = None;
-        let mut passed = last_pid_fd < 0;
+        let mut last_pid_fd: Option<c_int> = None;
+        let mut passed = false;
         let mut tick = 0u32;
         loop {
             // Wait first: a program that ends within the interval (most do)
@@ -1691,7 +1682,7 @@ fn watch(program: c_long, limit: u64, proc_fd: c_int, last_pid_fd: c_int) -> (c_
                 }
             }
             if let Some(status) = program_status {
-                for fd in [proc_fd, last_pid_fd, exit_fd] {
+                for fd in [proc_fd, last_pid_fd.unwrap_or(-1), exit_fd] {
                     if fd >= 0 {
                         libc::close(fd);
                     }
@@ -1702,6 +1693,13 @@ fn watch(program: c_long, limit: u64, proc_fd: c_int, last_pid_fd: c_int) -> (c_
                 continue;
             }
             tick = tick.wrapping_add(1);
+            let last_pid_fd = *last_pid_fd.get_or_insert_with(|| {
+                libc::openat(
+                    proc_fd,
+                    c"sys/kernel/ns_last_pid".as_ptr(),
+                    libc::O_RDONLY | libc::O_CLOEXEC,
+                )
+            });
             passed = passed || last_pid(last_pid_fd).is_none_or(|last| last > limit);
             if (passed || tick.is_multiple_of(COUNT_EVERY)) && count_processes(proc_fd) > limit {
                 over = true;
