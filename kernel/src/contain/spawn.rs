@@ -2164,40 +2164,21 @@ mod tests {
     fn the_last_pid_is_read_from_its_file_and_nothing_else_is_taken_for_it() {
         use std::io::Write;
         use std::os::fd::AsRawFd;
-        let mut file = tempfile_with(b"4096\n");
+        // Each file is left positioned at its end: the number is read from
+        // the start all the same.
+        let file_with = |text: &[u8]| {
+            let mut file = tempfile::tempfile().unwrap();
+            file.write_all(text).unwrap();
+            file
+        };
+        let file = file_with(b"4096\n");
+        assert_eq!(last_pid(file.as_raw_fd()), Some(4096));
         assert_eq!(last_pid(file.as_raw_fd()), Some(4096));
         for text in [&b""[..], b"\n", b"12a\n", b"-1\n"] {
-            file = tempfile_with(text);
-            assert_eq!(last_pid(file.as_raw_fd()), None, "{text:?}");
+            assert_eq!(last_pid(file_with(text).as_raw_fd()), None, "{text:?}");
         }
-        // Read from its start each time, whatever was read before.
-        let mut file = tempfile_with(b"7\n");
-        assert_eq!(last_pid(file.as_raw_fd()), Some(7));
-        file.write_all(b"").unwrap();
-        assert_eq!(last_pid(file.as_raw_fd()), Some(7));
         // A descriptor that is not open: unknown, so the init counts.
         assert_eq!(last_pid(-1), None);
-    }
-
-    fn tempfile_with(text: &[u8]) -> std::fs::File {
-        use std::io::{Seek, Write};
-        let path = std::env::temp_dir().join(format!(
-            "jig-last-pid-{}-{}",
-            std::process::id(),
-            text.len()
-        ));
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .unwrap();
-        let _ = std::fs::remove_file(&path);
-        file.write_all(text).unwrap();
-        file.seek(std::io::SeekFrom::Start(text.len() as u64))
-            .unwrap();
-        file
     }
 
     #[test]
