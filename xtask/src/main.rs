@@ -5,6 +5,8 @@
 //!   spawns) and README's error table.
 //! - `cargo xtask bench [--json] [--only PREFIX]`: benchmark figures, one
 //!   `name value unit` line each (or one JSON object with `--json`).
+//! - `cargo xtask bench-echo-server`: the yardstick MCP server the `mcp`
+//!   benchmark measures beside jig (see `bench/echo_server.rs`).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::disallowed_methods)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -18,6 +20,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("tidy") => tidy::run(),
         Some("bench") => bench::run(&args[1..]),
+        Some("bench-echo-server") => bench::echo_server(),
         Some("-h" | "--help") | None => {
             println!("usage: cargo xtask <tidy | bench [--json] [--only PREFIX]>");
             Ok(())

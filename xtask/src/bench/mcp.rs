@@ -3,6 +3,11 @@
 //! (`cli/tests/python/mcp_client.py`) running the same cheap command
 //! (`echo hello`), and the peak memory of both servers. The 500 measured
 //! calls per server are made in rounds that alternate between the servers.
+//! A third server takes part in the rounds as a yardstick: `cargo xtask
+//! bench-echo-server` ([`super::echo_server`]), which only spawns `echo`
+//! for each call; `mcp.latency_ratio_ceiling` is `mcp-shell-server`'s
+//! median over its median, the most any server that runs the command can
+//! score on the machine.
 //!
 //! Then the same servers driven by a minimal Rust client (`mcp_raw`), which
 //! costs next to nothing per call, so that the figures are the servers':
@@ -105,8 +110,16 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
     let shell_arguments =
         serde_json::json!({"command": ["echo", "hello"], "directory": workspace_arg});
     let shell_command = [shell_server.display().to_string()];
+    let yardstick_command = [
+        std::env::current_exe()
+            .map_err(|e| format!("xtask's own path: {e}"))?
+            .display()
+            .to_string(),
+        "bench-echo-server".to_owned(),
+    ];
     let mut ours = Measured::default();
     let mut theirs = Measured::default();
+    let mut yardstick = Measured::default();
     for _ in 0..ROUNDS {
         ours.add(measure(
             python,
@@ -124,8 +137,20 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
             &["ALLOW_COMMANDS=echo"],
             &shell_command,
         )?);
+        yardstick.add(measure(
+            python,
+            &script,
+            "echo_text",
+            &serde_json::json!({}),
+            &[],
+            &yardstick_command,
+        )?);
     }
-    for (name, run) in [("jig", &ours), ("shell_server", &theirs)] {
+    for (name, run) in [
+        ("jig", &ours),
+        ("shell_server", &theirs),
+        ("bench-echo-server", &yardstick),
+    ] {
         if !run.sample.contains("hello") {
             return Err(format!(
                 "{name}: the call printed {:?}, not hello",
@@ -142,6 +167,13 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
     figures.add(
         "mcp.latency_ratio_vs_mcp_shell_server",
         theirs_median / ours_median,
+        "ratio",
+    );
+    let yardstick_median = yardstick.percentile(0.5);
+    figures.add("mcp.spawn_only_server_median_ms", yardstick_median, "ms");
+    figures.add(
+        "mcp.latency_ratio_ceiling",
+        theirs_median / yardstick_median,
         "ratio",
     );
     figures.add("mcp.jig_peak_rss_mib", ours.peak_rss_mib, "MiB");

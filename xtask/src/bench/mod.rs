@@ -5,6 +5,7 @@
 
 mod cli;
 mod descriptor;
+mod echo_server;
 mod kernel;
 mod mcp;
 mod mcp_raw;
@@ -38,6 +39,11 @@ impl Figures {
         eprintln!("bench: {name} {value:.3} {unit}");
         self.entries.push((name.to_owned(), value, unit.to_owned()));
     }
+}
+
+/// Serves the yardstick MCP server of the `mcp` benchmark on stdio.
+pub(crate) fn echo_server() -> Result<(), String> {
+    echo_server::run()
 }
 
 /// Runs the benchmarks named by `--only PREFIX` (default all).
