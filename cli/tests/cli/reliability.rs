@@ -582,29 +582,45 @@ fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
     let mut long = br#"{"jsonrpc":"2.0","id":10,"method":"ping","x":""#.to_vec();
     long.extend(std::iter::repeat_n(b'a', 17 << 20));
     long.extend(br#""}"#);
+    // Over the limit, its id past the part of the line that is kept.
+    let mut long_id_last = br#"{"jsonrpc":"2.0","method":"ping","x":""#.to_vec();
+    long_id_last.extend(std::iter::repeat_n(b'a', 17 << 20));
+    long_id_last.extend(br#"","id":19}"#);
     let cases: Vec<(Vec<u8>, Value, i64)> = vec![
         (
             br#"{"jsonrpc":"2.0","id":3,"method":"ping","x":"\xff"}"#.to_vec(),
-            Value::Null,
+            json!(3),
             -32700,
         ),
         (
             br#"{"jsonrpc":"2.0","id":4,"method":"ping","x":"\ud800"}"#.to_vec(),
-            Value::Null,
+            json!(4),
             -32700,
         ),
         (
             br#"{"jsonrpc":"2.0","id":5,"method":"ping","x":NaN}"#.to_vec(),
-            Value::Null,
+            json!(5),
             -32700,
         ),
         (
             br#"{"jsonrpc":"2.0","id":6,"method":"ping","x":1e999}"#.to_vec(),
+            json!(6),
+            -32700,
+        ),
+        (deep, json!(9), -32700),
+        (long, json!(10), -32600),
+        // Not JSON, and nothing tells which request it was: `id: null`.
+        (
+            br#"{"jsonrpc":"2.0","id":NaN,"method":"ping"}"#.to_vec(),
             Value::Null,
             -32700,
         ),
-        (deep, Value::Null, -32700),
-        (long, Value::Null, -32600),
+        (
+            br#"{"jsonrpc":"2.0","method":"ping","x":NaN,"id":"#.to_vec(),
+            Value::Null,
+            -32700,
+        ),
+        (long_id_last, Value::Null, -32600),
         (br#"{"id":11,"method":"ping"}"#.to_vec(), json!(11), -32600),
         (
             br#"{"jsonrpc":"1.0","id":12,"method":"ping"}"#.to_vec(),
@@ -669,8 +685,11 @@ fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
         ),
     ];
     for (line, id, code) in cases {
-        // A malformed notification first: never answered.
+        // Malformed notifications first, JSON or not: never answered.
         server.send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": 5}));
+        server.send_bytes(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":NaN}}"#,
+        );
         server.send_bytes(&line);
         let answer = server.recv(Duration::from_secs(10));
         let shown = String::from_utf8_lossy(&line[..line.len().min(60)]).into_owned();
@@ -1620,9 +1639,11 @@ fn requests_of_many_small_values_keep_the_servers_memory_bounded() {
         peak < before + 128.0,
         "peak {peak:.1} MiB, {before:.1} MiB before"
     );
+    // Refused unread, each under its id (read from the line's start).
     let refused_unread = answers
         .iter()
-        .filter(|a| a["id"].is_null() && a["error"]["code"] == -32600)
+        .filter(|a| a["id"].as_u64().is_some_and(|id| (30..70).contains(&id)))
+        .filter(|a| a["error"]["code"] == -32600)
         .filter(|a| {
             a["error"]["message"]
                 .as_str()

@@ -53,6 +53,7 @@ use tokio::sync::{Notify, mpsc, watch};
 
 use super::McpOptions;
 use super::calls::Calls;
+use super::salvage::{Envelope, Reply};
 
 /// Requests other than `tools/call` that may be unanswered at once.
 pub(crate) const OTHER_REQUESTS: usize = 64;
@@ -94,13 +95,14 @@ pub(crate) enum Inbound {
     /// A line that is JSON, and the bytes it holds: its length, or what
     /// its values take in memory when that is more ([`held_bytes`]).
     Json(Value, usize),
-    /// A line that is not JSON: why.
-    Unparsable(String),
-    /// A line longer than the limit: its length.
-    TooLong(usize),
+    /// A line that is not JSON: why, and what could be told of it.
+    Unparsable(String, Envelope),
+    /// A line longer than the limit: its length, and what could be told of
+    /// its first [`SALVAGED_PREFIX`] bytes.
+    TooLong(usize, Envelope),
     /// A line whose values would take more memory than [`held_at_most`]:
-    /// about how much.
-    TooManyValues(usize),
+    /// about how much, and what could be told of it.
+    TooManyValues(usize, Envelope),
 }
 
 /// What the writer writes: rmcp's messages and the framing layer's answers.
@@ -124,7 +126,7 @@ pub(crate) enum IdKey {
 }
 
 impl IdKey {
-    fn from_json(id: &Value) -> Option<Self> {
+    pub(crate) fn from_json(id: &Value) -> Option<Self> {
         match id {
             Value::Number(n) => n.as_i64().map(IdKey::Number),
             Value::String(s) if s.len() <= MAX_ID_BYTES => Some(IdKey::Text(s.clone())),
@@ -490,8 +492,13 @@ enum Step {
     Lines(Vec<Inbound>),
 }
 
-/// The line being read, across reads: at most `max + 1` of its bytes are
-/// held (the rest of a longer line is dropped as it comes), and its length.
+/// The bytes of a line over the limit kept to read its envelope from (see
+/// [`Envelope`]): clients write `id` and `method` before `params`.
+const SALVAGED_PREFIX: usize = 64 * 1024;
+
+/// The line being read, across reads: at most `max + 2` of its bytes are
+/// held (of a longer line, its first [`SALVAGED_PREFIX`] bytes; the rest is
+/// dropped as it comes), and its length.
 #[derive(Default)]
 struct Partial {
     line: Vec<u8>,
@@ -515,8 +522,13 @@ impl Partial {
         // At most the limit, a carriage return and the newline are held.
         if self.length <= max.saturating_add(2) {
             self.line.extend_from_slice(chunk);
-        } else if !self.line.is_empty() {
-            self.line = Vec::new();
+        } else if self.line.len() < SALVAGED_PREFIX {
+            let room = SALVAGED_PREFIX - self.line.len();
+            self.line
+                .extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
+        } else if self.line.len() > SALVAGED_PREFIX {
+            self.line.truncate(SALVAGED_PREFIX);
+            self.line.shrink_to_fit();
         }
         let content = if done { &chunk[..taken - 1] } else { chunk };
         if let Some(&last) = content.last() {
@@ -552,7 +564,11 @@ impl Partial {
     fn inbound(&mut self, line: Line, max: usize) -> Step {
         let step = match line {
             Line::End => Step::End,
-            Line::TooLong(length) => Step::Lines(vec![Inbound::TooLong(length)]),
+            Line::TooLong(length) => {
+                let prefix = self.line.get(..SALVAGED_PREFIX).unwrap_or(&self.line);
+                let prefix = prefix.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(prefix);
+                Step::Lines(vec![Inbound::TooLong(length, Envelope::of(prefix))])
+            }
             Line::Complete => {
                 let text = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
                 let text = text.strip_suffix(b"\r").unwrap_or(text);
@@ -561,7 +577,7 @@ impl Partial {
                 if text.iter().all(u8::is_ascii_whitespace) {
                     Step::Blank
                 } else if held > held_at_most(max) {
-                    Step::Lines(vec![Inbound::TooManyValues(held)])
+                    Step::Lines(vec![Inbound::TooManyValues(held, Envelope::of(text))])
                 } else {
                     Step::Lines(values_of(text))
                 }
@@ -594,10 +610,13 @@ fn values_of(text: &[u8]) -> Vec<Inbound> {
     let mut from = 0;
     while let Some(read) = stream.next() {
         if values.len() == MAX_VALUES_PER_LINE {
-            values.push(Inbound::Unparsable(format!(
-                "more than {MAX_VALUES_PER_LINE} JSON values on one line; the rest of the \
-                 line, from byte {from}, was dropped"
-            )));
+            values.push(Inbound::Unparsable(
+                format!(
+                    "more than {MAX_VALUES_PER_LINE} JSON values on one line; the rest of the \
+                     line, from byte {from}, was dropped"
+                ),
+                Envelope::default(),
+            ));
             break;
         }
         match read {
@@ -608,7 +627,8 @@ fn values_of(text: &[u8]) -> Vec<Inbound> {
                 values.push(Inbound::Json(value, held));
             }
             Err(error) => {
-                values.push(Inbound::Unparsable(error.to_string()));
+                let rest = text.get(from..).unwrap_or_default();
+                values.push(Inbound::Unparsable(error.to_string(), Envelope::of(rest)));
                 break;
             }
         }
@@ -796,6 +816,20 @@ impl Framer {
     }
 
     /// Hands `message` to the writer (see [`within_grace`](Self::within_grace)).
+    /// Answers a line refused unread: under its request's id when that
+    /// could be read, not at all when it is a notification or a response
+    /// (see [`Envelope::reply`]), under `id: null` otherwise.
+    async fn refuse(&self, envelope: Envelope, code: i64, message: String) -> Result<(), Ending> {
+        match envelope.reply() {
+            Reply::To(id) => self.answer(id, code, message).await,
+            Reply::Null => self.answer(Value::Null, code, message).await,
+            Reply::Silent => {
+                tracing::debug!(%message, "not answering a refused notification or response");
+                Ok(())
+            }
+        }
+    }
+
     async fn write(&self, message: Value) -> Result<(), Ending> {
         self.within_grace(self.out.send(Outgoing::Raw(message)))
             .await?
@@ -899,22 +933,22 @@ impl Framer {
     async fn route(&mut self, inbound: Inbound) -> Result<(), Ending> {
         let (value, bytes) = match inbound {
             Inbound::Json(value, bytes) => (value, bytes),
-            Inbound::Unparsable(error) => {
+            Inbound::Unparsable(error, envelope) => {
                 let message = format!(
                     "parse error: {error}; send one JSON-RPC message per line, as UTF-8 JSON \
                      (no NaN or Infinity, numbers within range, nesting at most 128 deep)"
                 );
-                return self.answer(Value::Null, PARSE_ERROR, message).await;
+                return self.refuse(envelope, PARSE_ERROR, message).await;
             }
-            Inbound::TooLong(length) => {
+            Inbound::TooLong(length, envelope) => {
                 let message = format!(
                     "the line is {length} bytes long, over the limit of {} bytes; it was \
                      dropped unread (the server's --max-line-bytes raises the limit)",
                     self.options.max_line_bytes
                 );
-                return self.answer(Value::Null, INVALID_REQUEST, message).await;
+                return self.refuse(envelope, INVALID_REQUEST, message).await;
             }
-            Inbound::TooManyValues(held) => {
+            Inbound::TooManyValues(held, envelope) => {
                 let message = format!(
                     "the line holds so many JSON values that they would take about {held} \
                      bytes once read, more than the {} a line may take; it was dropped unread \
@@ -922,7 +956,7 @@ impl Framer {
                      --max-line-bytes, and at least 1 MiB)",
                     held_at_most(self.options.max_line_bytes)
                 );
-                return self.answer(Value::Null, INVALID_REQUEST, message).await;
+                return self.refuse(envelope, INVALID_REQUEST, message).await;
             }
         };
         let Value::Object(message) = value else {

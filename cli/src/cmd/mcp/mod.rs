@@ -49,6 +49,7 @@ mod calls;
 mod early;
 mod framing;
 mod output;
+mod salvage;
 
 use calls::Calls;
 use framing::{ChannelTransport, Ending, Framer, Pending};
