@@ -4,7 +4,7 @@
 //! (`echo hello`), and the peak memory of both servers. The 500 measured
 //! calls per server are made in rounds that alternate between the servers.
 //! A third server takes part in the rounds as a yardstick: `cargo xtask
-//! bench-echo-server` ([`super::echo_server`]), which only spawns `echo`
+//! bench-echo-server` ([`mod@super::echo_server`]), which only spawns `echo`
 //! for each call; `mcp.latency_ratio_ceiling` is `mcp-shell-server`'s
 //! median over its median, the most any server that runs the command can
 //! score on the machine.
