@@ -7,7 +7,9 @@
 //! bench-echo-server` ([`mod@super::echo_server`]), which only spawns `echo`
 //! for each call; `mcp.latency_ratio_ceiling` is `mcp-shell-server`'s
 //! median over its median, the most any server that runs the command can
-//! score on the machine.
+//! score on the machine. jig without containment
+//! (`--dangerous-no-containment`) takes part too, for what containment
+//! adds (`mcp.jig_uncontained_median_ms`).
 //!
 //! Then the same servers driven by a minimal Rust client (`mcp_raw`), which
 //! costs next to nothing per call, so that the figures are the servers':
@@ -106,6 +108,10 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
         tools.display().to_string(),
         "mcp".to_owned(),
     ];
+    // The same server without containment: what containment adds, read
+    // in the same rounds.
+    let mut uncontained_server = jig_server.to_vec();
+    uncontained_server.insert(5, "--dangerous-no-containment".to_owned());
     let jig_arguments = serde_json::json!({"text": "hello"});
     let shell_arguments =
         serde_json::json!({"command": ["echo", "hello"], "directory": workspace_arg});
@@ -120,6 +126,7 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
     let mut ours = Measured::default();
     let mut theirs = Measured::default();
     let mut yardstick = Measured::default();
+    let mut uncontained = Measured::default();
     for _ in 0..ROUNDS {
         ours.add(measure(
             python,
@@ -145,11 +152,20 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
             &[],
             &yardstick_command,
         )?);
+        uncontained.add(measure(
+            python,
+            &script,
+            "echo_text",
+            &jig_arguments,
+            &[],
+            &uncontained_server,
+        )?);
     }
     for (name, run) in [
         ("jig", &ours),
         ("shell_server", &theirs),
         ("bench-echo-server", &yardstick),
+        ("jig uncontained", &uncontained),
     ] {
         if !run.sample.contains("hello") {
             return Err(format!(
@@ -168,6 +184,11 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
         "mcp.latency_ratio_vs_mcp_shell_server",
         theirs_median / ours_median,
         "ratio",
+    );
+    figures.add(
+        "mcp.jig_uncontained_median_ms",
+        uncontained.percentile(0.5),
+        "ms",
     );
     let yardstick_median = yardstick.percentile(0.5);
     figures.add("mcp.spawn_only_server_median_ms", yardstick_median, "ms");
