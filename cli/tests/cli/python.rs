@@ -129,3 +129,44 @@ fn the_python_sdk_lists_calls_and_gets_refusals() {
         assert!(text.starts_with(start), "expected {start:?}, got {text:?}");
     }
 }
+
+/// A request over the server's line limit is refused under its id, so the
+/// SDK's call fails at once with the server's reason instead of waiting
+/// for an answer it could not match (an error under `id: null`).
+#[test]
+fn the_python_sdk_gets_a_line_over_the_limit_refused_under_its_call() {
+    let calls = json!([["count_lines", {"path": "x".repeat(10_000)}]]);
+    let mut child = std::process::Command::new(python())
+        .arg(script())
+        .arg("calls")
+        .arg(calls.to_string())
+        .arg("--quiet-server")
+        .arg("--")
+        .arg(JIG)
+        .arg("--root")
+        .arg(example_root())
+        .arg("--tools")
+        .arg(example_tools())
+        .arg("mcp")
+        .args(["--max-line-bytes", "4096"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("the SDK client still waits for an answer to its call after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("over the limit of 4096 bytes"),
+        "the call failed otherwise: {stderr}"
+    );
+}

@@ -131,6 +131,15 @@ async def bench_mode(args):
     return await with_session(args, body)
 
 
+def describe(error):
+    """`error` as one line: the errors inside an exception group (anyio's
+    task groups wrap what failed in one) rather than the group's summary."""
+    inner = getattr(error, "exceptions", None)
+    if inner:
+        return "; ".join(describe(e) for e in inner)
+    return f"{type(error).__name__}: {error}"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -150,7 +159,7 @@ def main():
     try:
         report = anyio.run(mode, args)
     except Exception as error:  # report any failure as one line for the Rust test
-        print(f"mcp_client.py: {type(error).__name__}: {error}", file=sys.stderr)
+        print(f"mcp_client.py: {describe(error)}", file=sys.stderr)
         return 1
     json.dump(report, sys.stdout)
     print()
