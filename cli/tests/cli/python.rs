@@ -69,6 +69,33 @@ fn script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_client.py")
 }
 
+/// The client in `calls` mode making `calls` (with `client_options`)
+/// against `jig` on the example workspace, `jig_options` before `mcp` and
+/// `mcp_options` after it.
+fn client(
+    calls: &Value,
+    client_options: &[&str],
+    jig_options: &[&str],
+    mcp_options: &[&str],
+) -> std::process::Command {
+    let mut command = std::process::Command::new(python());
+    command
+        .arg(script())
+        .arg("calls")
+        .arg(calls.to_string())
+        .args(client_options)
+        .arg("--")
+        .arg(JIG)
+        .arg("--root")
+        .arg(example_root())
+        .arg("--tools")
+        .arg(example_tools())
+        .args(jig_options)
+        .arg("mcp")
+        .args(mcp_options);
+    command
+}
+
 #[test]
 fn the_python_sdk_lists_calls_and_gets_refusals() {
     let calls = json!([
@@ -78,19 +105,7 @@ fn the_python_sdk_lists_calls_and_gets_refusals() {
         ["search_text", {"pattern": "x", "path": "/etc/passwd"}],
         ["grep", {"pattern": "FIXME", "path": "notes"}],
     ]);
-    let output = std::process::Command::new(python())
-        .arg(script())
-        .arg("calls")
-        .arg(calls.to_string())
-        .arg("--")
-        .arg(JIG)
-        .arg("--root")
-        .arg(example_root())
-        .arg("--tools")
-        .arg(example_tools())
-        .arg("--deny")
-        .arg("grep")
-        .arg("mcp")
+    let output = client(&calls, &[], &["--deny", "grep"], &[])
         .env_remove("JIG_TOOL_ALLOWLIST")
         .env_remove("JIG_TOOL_DENYLIST")
         .env_remove("JIG_ENABLED_TOOLS")
@@ -136,23 +151,16 @@ fn the_python_sdk_lists_calls_and_gets_refusals() {
 #[test]
 fn the_python_sdk_gets_a_line_over_the_limit_refused_under_its_call() {
     let calls = json!([["count_lines", {"path": "x".repeat(10_000)}]]);
-    let mut child = std::process::Command::new(python())
-        .arg(script())
-        .arg("calls")
-        .arg(calls.to_string())
-        .arg("--quiet-server")
-        .arg("--")
-        .arg(JIG)
-        .arg("--root")
-        .arg(example_root())
-        .arg("--tools")
-        .arg(example_tools())
-        .arg("mcp")
-        .args(["--max-line-bytes", "4096"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = client(
+        &calls,
+        &["--quiet-server"],
+        &[],
+        &["--max-line-bytes", "4096"],
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while child.try_wait().unwrap().is_none() {
         if std::time::Instant::now() > deadline {

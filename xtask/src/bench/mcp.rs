@@ -100,18 +100,22 @@ fn run_in(root: &Path, python: &Path, scratch: &Path, figures: &mut Figures) -> 
     let script = root.join("cli/tests/python/mcp_client.py");
     let workspace_arg = workspace.display().to_string();
 
-    let jig_server = [
-        jig.display().to_string(),
-        "--root".to_owned(),
-        workspace_arg.clone(),
-        "--tools".to_owned(),
-        tools.display().to_string(),
-        "mcp".to_owned(),
-    ];
+    let jig_command = |options: &[&str]| -> Vec<String> {
+        [
+            jig.display().to_string(),
+            "--root".to_owned(),
+            workspace_arg.clone(),
+        ]
+        .into_iter()
+        .chain(["--tools".to_owned(), tools.display().to_string()])
+        .chain(options.iter().map(|&option| option.to_owned()))
+        .chain(["mcp".to_owned()])
+        .collect()
+    };
+    let jig_server = jig_command(&[]);
     // The same server without containment: what containment adds, read
     // in the same rounds.
-    let mut uncontained_server = jig_server.to_vec();
-    uncontained_server.insert(5, "--dangerous-no-containment".to_owned());
+    let uncontained_server = jig_command(&["--dangerous-no-containment"]);
     let jig_arguments = serde_json::json!({"text": "hello"});
     let shell_arguments =
         serde_json::json!({"command": ["echo", "hello"], "directory": workspace_arg});

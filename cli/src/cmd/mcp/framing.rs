@@ -522,13 +522,14 @@ impl Partial {
         // At most the limit, a carriage return and the newline are held.
         if self.length <= max.saturating_add(2) {
             self.line.extend_from_slice(chunk);
-        } else if self.line.len() < SALVAGED_PREFIX {
-            let room = SALVAGED_PREFIX - self.line.len();
-            self.line
-                .extend_from_slice(chunk.get(..room.min(chunk.len())).unwrap_or_default());
-        } else if self.line.len() > SALVAGED_PREFIX {
-            self.line.truncate(SALVAGED_PREFIX);
-            self.line.shrink_to_fit();
+        } else {
+            // Over the limit: only its first bytes are kept.
+            let room = SALVAGED_PREFIX.saturating_sub(self.line.len());
+            self.line.extend_from_slice(&chunk[..room.min(taken)]);
+            if self.line.len() > SALVAGED_PREFIX {
+                self.line.truncate(SALVAGED_PREFIX);
+                self.line.shrink_to_fit();
+            }
         }
         let content = if done { &chunk[..taken - 1] } else { chunk };
         if let Some(&last) = content.last() {
@@ -815,7 +816,6 @@ impl Framer {
         self.write(error).await
     }
 
-    /// Hands `message` to the writer (see [`within_grace`](Self::within_grace)).
     /// Answers a line refused unread: under its request's id when that
     /// could be read, not at all when it is a notification or a response
     /// (see [`Envelope::reply`]), under `id: null` otherwise.
@@ -830,6 +830,7 @@ impl Framer {
         }
     }
 
+    /// Hands `message` to the writer (see [`within_grace`](Self::within_grace)).
     async fn write(&self, message: Value) -> Result<(), Ending> {
         self.within_grace(self.out.send(Outgoing::Raw(message)))
             .await?
