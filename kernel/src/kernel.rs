@@ -31,10 +31,11 @@ pub struct Kernel {
     /// What calls cut short with their integrator had left at protected
     /// paths, set aside when this kernel was built.
     recovered: Vec<crate::SetAside>,
-    /// The files hidden in a call because a link named as a secret file
-    /// led to them: hidden in every later call of this kernel and its
-    /// clones, though the link goes (see `contain::start`).
-    linked_secrets: Arc<std::sync::Mutex<Vec<PathBuf>>>,
+    /// What this kernel's calls (and its clones') found of the secret
+    /// files: those hidden because a link led to them, hidden in every
+    /// later call though the link goes, and what each folder searched held
+    /// (see `contain::masked`).
+    masked: Arc<crate::contain::masked::Memory>,
 }
 
 /// Configures a [`Kernel`]; `build` checks the root.
@@ -152,9 +153,9 @@ impl Kernel {
         self.mask
     }
 
-    /// The files hidden through a link before (see the field).
-    pub(crate) fn linked_secrets(&self) -> &std::sync::Mutex<Vec<PathBuf>> {
-        &self.linked_secrets
+    /// What earlier calls found of the secret files (see the field).
+    pub(crate) fn masked_memory(&self) -> &crate::contain::masked::Memory {
+        &self.masked
     }
 
     /// The folder under which each call gets its private temporary folder.
@@ -288,6 +289,11 @@ impl KernelBuilder {
     /// nothing, writing them changes nothing. A link whose name it accepts
     /// hides the workspace file it leads to, in that call and in every
     /// later call of the kernel (and its clones), though the link goes.
+    /// The kernel keeps what it found in each folder and lists the folder
+    /// again once it has changed; a listing is kept only once the folder's
+    /// last change is a few seconds older than it, on a local file system
+    /// that keeps exact times (ext4, XFS, Btrfs, tmpfs, F2FS, overlayfs):
+    /// elsewhere every call lists every folder.
     pub fn mask_files(mut self, matcher: fn(&str) -> bool) -> Self {
         self.mask = Some(matcher);
         self
@@ -379,7 +385,7 @@ impl KernelBuilder {
             read_only: self.read_only,
             mask: self.mask,
             recovered,
-            linked_secrets: Arc::default(),
+            masked: Arc::default(),
         })
     }
 }

@@ -150,6 +150,13 @@
 //!   files that start a program
 //!   (ELF loader, `#!` interpreter) are remembered while every file read to
 //!   learn them keeps its inode, size and times;
+//! - the search for secret files to hide ([`KernelBuilder::mask_files`])
+//!   lists a folder of the root again only when the folder has changed
+//!   (its inode, size, link count or times differ from those of its last
+//!   listing), and trusts a listing only once the folder's last change is a
+//!   few seconds older than it and on a file system that keeps exact times
+//!   (see `contain::masked`): a `node_modules` of thousands of packages
+//!   cost milliseconds at every call;
 //! - the seccomp filter decides by a short tree of comparisons: the
 //!   operating system runs a new filter once per system-call number to
 //!   build its cache of always-allowed calls, and compiles it to machine

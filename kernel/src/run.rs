@@ -154,7 +154,7 @@ fn supervise_contained<S: AsRef<OsStr>>(
         helpers: &options.helpers,
         read_only: &read_only,
         mask: kernel.mask(),
-        linked_secrets: kernel.linked_secrets(),
+        masked: kernel.masked_memory(),
     };
     let start = Instant::now();
     let mut started = contain::start(&request, writer)?;

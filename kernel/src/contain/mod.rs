@@ -9,6 +9,7 @@ mod armed;
 mod cgroup;
 mod elf;
 mod journal;
+pub(crate) mod masked;
 pub(crate) mod rules;
 pub(crate) mod seccomp;
 pub(crate) mod spawn;

@@ -72,8 +72,8 @@ pub(crate) struct Request<'a> {
     pub(crate) helpers: &'a [std::path::PathBuf],
     pub(crate) read_only: &'a [std::path::PathBuf],
     pub(crate) mask: Option<fn(&str) -> bool>,
-    /// The files hidden through a link in the kernel's earlier calls.
-    pub(crate) linked_secrets: &'a std::sync::Mutex<Vec<std::path::PathBuf>>,
+    /// What the kernel's earlier calls found of the secret files.
+    pub(crate) masked: &'a super::masked::Memory,
 }
 
 fn supervise(operation: &'static str) -> impl Fn(std::io::Error) -> KernelError {
@@ -194,7 +194,8 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     let writes = request.access == Access::WriteWorkspace;
     let (protected, masked) = if confinement.namespaces {
         let mut protected = protected_mounts(request.root, request.read_only, writes);
-        let (hidden, links) = masked_files(request.root, request.mask, request.linked_secrets)?;
+        let (hidden, links) =
+            super::masked::masked_files(request.root, request.mask, request.masked)?;
         if writes {
             let holding: Vec<_> = hidden.iter().chain(&links).cloned().collect();
             pin_folders_of(request.root, &holding, &mut protected.pinned);
@@ -635,105 +636,6 @@ fn resolve_below(
         }
     }
     Some(walked)
-}
-
-/// At most this many files are hidden per call; a workspace with more
-/// runs no call (see [`masked_files`]).
-pub(crate) const MAX_MASKED: usize = 1024;
-
-/// The files in the root and the folders right below it whose names
-/// `mask` accepts (regular files; a link with such a name stands for the
-/// file of the workspace it leads to), and those links. More than
-/// [`MAX_MASKED`] files is an error: the rest could not be hidden.
-fn masked_files(
-    root: &Path,
-    mask: Option<fn(&str) -> bool>,
-    linked_before: &std::sync::Mutex<Vec<std::path::PathBuf>>,
-) -> Result<(Vec<std::path::PathBuf>, Vec<std::path::PathBuf>), KernelError> {
-    let Some(mask) = mask else {
-        return Ok((Vec::new(), Vec::new()));
-    };
-    let mut found = Vec::new();
-    let mut links = Vec::new();
-    let mut linked = Vec::new();
-    let mut scan = |dir: &Path, descend: bool| -> Vec<std::path::PathBuf> {
-        let mut subdirs = Vec::new();
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return subdirs;
-        };
-        for entry in entries.flatten() {
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            if kind.is_file() && mask(&name) {
-                found.push(entry.path());
-            } else if kind.is_symlink() && mask(&name) {
-                // A link named as a secret file leads to one, whatever
-                // that one's name: its target is hidden, where it is a
-                // file of the workspace (Landlock keeps the rest out of
-                // reach).
-                if let Ok(target) = std::fs::canonicalize(entry.path())
-                    && target.starts_with(root)
-                    && target.is_file()
-                {
-                    linked.push(target);
-                    links.push(entry.path());
-                }
-            } else if descend && kind.is_dir() && name != ".git" {
-                subdirs.push(entry.path());
-            } else if descend
-                && kind.is_symlink()
-                && std::fs::canonicalize(entry.path())
-                    .is_ok_and(|target| target.starts_with(root) && target.is_dir())
-            {
-                // A folder of the root reached through a link: what is in
-                // it is one folder below the root by the path a program
-                // names.
-                subdirs.push(entry.path());
-            }
-        }
-        subdirs
-    };
-    for dir in scan(root, true) {
-        scan(&dir, false);
-    }
-    remember_linked(linked_before, linked, &mut found);
-    found.sort();
-    found.dedup();
-    if found.len() > MAX_MASKED {
-        return Err(KernelError::TooManySecretFiles { limit: MAX_MASKED });
-    }
-    Ok((found, links))
-}
-
-/// Adds `targets` (the files links named as secrets lead to now) to the
-/// files a kernel hid through a link before, and every one of those that
-/// is still a regular file to `found`: a call that may write can remove a
-/// link (it is no mount point), and the next call's search would no longer
-/// find the file it led to. At most [`MAX_MASKED`] are kept beyond those
-/// found now.
-fn remember_linked(
-    before: &std::sync::Mutex<Vec<std::path::PathBuf>>,
-    targets: Vec<std::path::PathBuf>,
-    found: &mut Vec<std::path::PathBuf>,
-) {
-    let mut before = before
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    for target in &targets {
-        if before.len() < MAX_MASKED && !before.contains(target) {
-            before.push(target.clone());
-        }
-    }
-    found.extend(targets);
-    found.extend(
-        before
-            .iter()
-            .filter(|target| std::fs::symlink_metadata(target).is_ok_and(|meta| meta.is_file()))
-            .cloned(),
-    );
 }
 
 /// Pins (binds on itself, so that it cannot be renamed) every folder below

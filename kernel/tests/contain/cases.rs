@@ -121,6 +121,10 @@ pub(crate) const ALL: &[Case] = &[
         "protected_paths_and_secret_files",
         protected_paths_and_secret_files,
     ),
+    (
+        "a_secret_file_made_after_the_folders_were_searched",
+        a_secret_file_made_after_the_folders_were_searched,
+    ),
     ("a_path_protected_for_one_run", a_path_protected_for_one_run),
     (
         "reach_the_hosts_ipc_keys_and_watches",
@@ -1618,6 +1622,60 @@ fn protected_paths_and_secret_files() {
     assert!(many(false).unwrap().contains("RAN"));
     std::fs::remove_file(world.ws("k1024.key")).unwrap();
     assert!(many(true).unwrap().contains("RAN"));
+}
+
+/// A kernel keeps what it found in each folder while the folder is
+/// unchanged (listing a large folder at every call was dear): a secret file
+/// made afterwards, by the integrator's user or by a call that may write,
+/// is hidden from the next call all the same, in the root and in a folder
+/// below it, under the folder's own name and through a link to it.
+fn a_secret_file_made_after_the_folders_were_searched() {
+    let read = "import sys\nfor path in ['.env', 'sub/.env', 'linked/.env']:\n    try: print(open(path).read())\n    except OSError as error: print(error)";
+    twice(
+        "read secret files made after the folders were searched",
+        |on| {
+            let world = World::new();
+            std::fs::create_dir_all(world.ws("sub")).unwrap();
+            for n in 0..200 {
+                std::fs::write(world.ws(&format!("sub/f{n}.txt")), "plain").unwrap();
+            }
+            std::os::unix::fs::symlink("sub", world.ws("linked")).unwrap();
+            // Older than a listing by the time it takes to settle: each
+            // folder's findings are kept from the first call on.
+            std::thread::sleep(std::time::Duration::from_millis(3_200));
+            let builder = jig_kernel::Kernel::builder(world.workspace.path())
+                .tmpdir(world.tmp_base.path())
+                .mask_files(|name| name == ".env");
+            let kernel = if on {
+                builder.containment(jig_kernel::Containment::required())
+            } else {
+                builder.dangerous_no_containment()
+            }
+            .build()
+            .unwrap();
+            let run = |access: Access, script: &str| {
+                let options = jig_kernel::RunOptions::new(support::limits()).with_access(access);
+                kernel
+                    .run_with(&["python3", "-c", script], &options)
+                    .unwrap()
+                    .render()
+            };
+            let before = run(Access::ReadOnly, read);
+            assert!(before.contains("No such file"), "{before}");
+            // One made by the integrator's user, one by a call that may write.
+            std::fs::write(world.ws(".env"), "SECRET=root\n").unwrap();
+            run(
+                Access::WriteWorkspace,
+                "open('sub/.env', 'w').write('SECRET=written')",
+            );
+            assert!(world.ws("sub/.env").exists());
+            let after = run(Access::ReadOnly, read);
+            if on {
+                assert!(!after.contains("SECRET"), "{after}");
+            }
+            after.contains("SECRET=root") && after.contains("SECRET=written")
+        },
+    );
 }
 
 /// What the call shares with the integrator without a path: System V IPC
