@@ -7,6 +7,8 @@ use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use super::stamp::Stamp;
+
 /// How deep `#!` interpreters may nest (the operating system's own limit is
 /// small too).
 const MAX_DEPTH: usize = 4;
@@ -14,33 +16,6 @@ const MAX_DEPTH: usize = 4;
 /// At most this many programs are remembered (a long-lived integrator may
 /// run many; past this, the memory starts over).
 const MAX_REMEMBERED: usize = 256;
-
-/// What a file was when it was read: a file replaced (another inode), or
-/// changed in place (its times and size), is read again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Stamp {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl Stamp {
-    /// The stamp of the file `path` names now (links followed, as `execve`
-    /// follows them).
-    fn of(path: &Path) -> Option<Stamp> {
-        use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(path).ok()?;
-        Some(Stamp {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            size: meta.size(),
-            mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
-        })
-    }
-}
 
 /// The files read to learn what starts one program: each path as it was
 /// named (the program, then each interpreter as the file before names it)

@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
+use super::stamp::Stamp;
 use crate::KernelError;
 
 /// At most this many files are hidden per call; a workspace with more
@@ -73,48 +74,17 @@ impl Memory {
     }
 }
 
-/// What identifies a folder's state: its file, its size and link count,
-/// and its times.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Stamp {
-    dev: u64,
-    ino: u64,
-    mode: u32,
-    nlink: u64,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl Stamp {
-    /// The stamp of the folder `dir` (through a link), `None` when it
-    /// cannot be read.
-    fn of(dir: &Path) -> Option<Self> {
-        let meta = std::fs::metadata(dir).ok()?;
-        Some(Self {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            mode: meta.mode(),
-            nlink: meta.nlink(),
-            size: meta.size(),
-            mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
-        })
-    }
-
-    /// Whether the folder's last change is more than [`SETTLE`] older than
-    /// `listed`, on the file system `exact` (the device of the root, where
-    /// its file system keeps exact times).
-    fn settled(&self, exact: Option<u64>, listed: SystemTime) -> bool {
-        let (Ok(secs), Ok(nanos)) = (u64::try_from(self.ctime.0), u32::try_from(self.ctime.1))
-        else {
-            return false;
-        };
-        let changed = SystemTime::UNIX_EPOCH
-            .checked_add(Duration::new(secs, nanos))
-            .and_then(|changed| changed.checked_add(SETTLE));
-        exact == Some(self.dev) && secs > 0 && changed.is_some_and(|settled| settled <= listed)
-    }
+/// Whether a folder's last change (its stamp's `ctime`) is more than
+/// [`SETTLE`] older than `listed`, on the file system `exact` (the device
+/// of the root, where its file system keeps exact times).
+fn settled(stamp: &Stamp, exact: Option<u64>, listed: SystemTime) -> bool {
+    let (Ok(secs), Ok(nanos)) = (u64::try_from(stamp.ctime.0), u32::try_from(stamp.ctime.1)) else {
+        return false;
+    };
+    let changed = SystemTime::UNIX_EPOCH
+        .checked_add(Duration::new(secs, nanos))
+        .and_then(|changed| changed.checked_add(SETTLE));
+    exact == Some(stamp.dev) && secs > 0 && changed.is_some_and(|settled| settled <= listed)
 }
 
 /// What one listing of a folder found.
@@ -234,14 +204,14 @@ fn look(
     if let (Some(kept), Some(stamp)) = (kept, &stamp)
         && kept.settled
         && kept.descend == descend
-        && kept.stamp.as_ref() == Some(stamp)
+        && kept.stamp == Some(*stamp)
     {
         return kept;
     }
     memory.listed.fetch_add(1, Ordering::Relaxed);
     // The stamp was read before the listing: a change made while it runs
     // changes the stamp the next call reads.
-    let settled = stamp.as_ref().is_some_and(|s| s.settled(exact, now));
+    let settled = stamp.as_ref().is_some_and(|s| settled(s, exact, now));
     let folder = Arc::new(list(dir, descend, mask, stamp, settled));
     memory
         .folders
@@ -471,27 +441,25 @@ mod tests {
         let stamp = Stamp {
             dev: 7,
             ino: 1,
-            mode: 0o40755,
-            nlink: 2,
             size: 4096,
             mtime: (1_000, 0),
             ctime: (1_000, 0),
         };
         let long_after = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000);
-        assert!(stamp.settled(Some(7), long_after));
-        assert!(!stamp.settled(Some(8), long_after));
-        assert!(!stamp.settled(None, long_after));
+        assert!(settled(&stamp, Some(7), long_after));
+        assert!(!settled(&stamp, Some(8), long_after));
+        assert!(!settled(&stamp, None, long_after));
         let just_after = SystemTime::UNIX_EPOCH + Duration::from_secs(1_001);
-        assert!(!stamp.settled(Some(7), just_after));
+        assert!(!settled(&stamp, Some(7), just_after));
         let unknown = Stamp {
             ctime: (0, 0),
-            ..stamp.clone()
+            ..stamp
         };
-        assert!(!unknown.settled(Some(7), long_after));
+        assert!(!settled(&unknown, Some(7), long_after));
         let before_1970 = Stamp {
             ctime: (-5, 0),
             ..stamp
         };
-        assert!(!before_1970.settled(Some(7), long_after));
+        assert!(!settled(&before_1970, Some(7), long_after));
     }
 }

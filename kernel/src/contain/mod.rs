@@ -13,6 +13,7 @@ pub(crate) mod masked;
 pub(crate) mod rules;
 pub(crate) mod seccomp;
 pub(crate) mod spawn;
+mod stamp;
 mod start;
 mod tmp;
 mod warm;

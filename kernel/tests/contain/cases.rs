@@ -1570,13 +1570,7 @@ fn protected_paths_and_secret_files() {
         "remove a secret's link, then read the file it led to",
         |on| {
             let kernel = kernel(on);
-            let run = |access: Access, script: &str| {
-                let options = jig_kernel::RunOptions::new(support::limits()).with_access(access);
-                kernel
-                    .run_with(&["python3", "-c", script], &options)
-                    .unwrap()
-                    .render()
-            };
+            let run = |access: Access, script: &str| support::python(&kernel, access, script);
             run(Access::WriteWorkspace, "import os\nos.remove('app/.env')");
             let read = run(
                 Access::ReadOnly,
@@ -1653,13 +1647,7 @@ fn a_secret_file_made_after_the_folders_were_searched() {
             }
             .build()
             .unwrap();
-            let run = |access: Access, script: &str| {
-                let options = jig_kernel::RunOptions::new(support::limits()).with_access(access);
-                kernel
-                    .run_with(&["python3", "-c", script], &options)
-                    .unwrap()
-                    .render()
-            };
+            let run = |access: Access, script: &str| support::python(&kernel, access, script);
             let before = run(Access::ReadOnly, read);
             assert!(before.contains("No such file"), "{before}");
             // One made by the integrator's user, one by a call that may write.

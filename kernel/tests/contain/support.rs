@@ -63,6 +63,16 @@ impl World {
     }
 }
 
+/// Runs a Python `script` in `kernel` with `access` and the suite's
+/// limits; what it printed.
+pub(crate) fn python(kernel: &Kernel, access: Access, script: &str) -> String {
+    let options = RunOptions::new(limits()).with_access(access);
+    kernel
+        .run_with(&["python3", "-c", script], &options)
+        .unwrap_or_else(|e| panic!("the script did not start: {e}"))
+        .render()
+}
+
 /// The suite's limits: short enough that a hostile case ends fast.
 pub(crate) fn limits() -> Limits {
     Limits::default()
