@@ -39,6 +39,10 @@ pub(crate) const MAX_MASKED: usize = 1024;
 /// with behind the one read here.
 const SETTLE: Duration = Duration::from_secs(3);
 
+/// At most this many folders' findings are kept (a root with more folders
+/// has the rest listed at every call): what a kernel keeps stays small.
+const MAX_KEPT: usize = 4096;
+
 /// File systems whose folders' times are kept exactly by this operating
 /// system (their `statfs` magic numbers): ext2/3/4, XFS, Btrfs, tmpfs,
 /// F2FS and overlayfs (containers' root file system). A network file
@@ -213,11 +217,13 @@ fn look(
     // changes the stamp the next call reads.
     let settled = stamp.as_ref().is_some_and(|s| settled(s, exact, now));
     let folder = Arc::new(list(dir, descend, mask, stamp, settled));
-    memory
+    let mut folders = memory
         .folders
         .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(dir.to_path_buf(), Arc::clone(&folder));
+        .unwrap_or_else(PoisonError::into_inner);
+    if folders.len() < MAX_KEPT || folders.contains_key(dir) {
+        folders.insert(dir.to_path_buf(), Arc::clone(&folder));
+    }
     folder
 }
 
@@ -400,6 +406,29 @@ mod tests {
         found(&root, &memory, later());
         let folders = memory.folders.lock().unwrap();
         assert_eq!(folders.len(), 3, "{:?}", folders.keys());
+    }
+
+    #[test]
+    fn past_the_bound_a_folder_is_listed_at_every_call() {
+        let (_dir, root) = workspace();
+        let memory = Memory::default();
+        {
+            let mut folders = memory.folders.lock().unwrap();
+            for n in 0..MAX_KEPT {
+                let kept = list(&root, false, mask, None, false);
+                folders.insert(root.join(format!("gone{n}")), Arc::new(kept));
+            }
+        }
+        // With the map full, this call's folders are listed and not kept;
+        // then the map is cut to this call's folders (none of them).
+        found(&root, &memory, later());
+        assert_eq!(memory.listed(), 3);
+        assert_eq!(memory.folders.lock().unwrap().len(), 0);
+        found(&root, &memory, later());
+        assert_eq!(memory.listed(), 6);
+        assert_eq!(memory.folders.lock().unwrap().len(), 3);
+        found(&root, &memory, later());
+        assert_eq!(memory.listed(), 6);
     }
 
     #[test]
