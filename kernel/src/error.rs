@@ -78,6 +78,19 @@ pub enum KernelError {
         /// The most files a call hides.
         limit: usize,
     },
+    /// A folder of the workspace where secret files are hidden (the root,
+    /// or one right below it) cannot be listed by the integrator's user,
+    /// who can still open files in it by name: no program runs, as one
+    /// could read a secret file there that could not be hidden.
+    #[error(
+        "cannot list {} to hide the secret files in it ({source}), though a command could open          them by name: give the integrator's user read access to that folder, or take away its          search access, then call again", folder.display()
+    )]
+    UnlistableFolder {
+        /// The folder.
+        folder: std::path::PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
     /// A step of containing the program failed before it could start.
     #[error("could not contain the command ({stage}): {source}")]
     Contain {

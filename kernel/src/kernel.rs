@@ -293,7 +293,12 @@ impl KernelBuilder {
     /// again once it has changed; a listing is kept only once the folder's
     /// last change is a few seconds older than it, on a local file system
     /// that keeps exact times (ext4, XFS, Btrfs, tmpfs, F2FS, overlayfs):
-    /// elsewhere every call lists every folder.
+    /// elsewhere every call lists every folder. A folder there that the
+    /// integrator's user can search but not list (`chmod 311`, which a call
+    /// that may write can do to a folder of its own) fails every call with
+    /// [`KernelError::UnlistableFolder`] until its mode changes: a program
+    /// could open a secret file in it by name that the kernel could not
+    /// find to hide.
     pub fn mask_files(mut self, matcher: fn(&str) -> bool) -> Self {
         self.mask = Some(matcher);
         self

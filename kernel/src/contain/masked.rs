@@ -137,7 +137,7 @@ fn masked_files_at(
     let mut found = Vec::new();
     let mut links = Vec::new();
     let mut linked = Vec::new();
-    let top = look(root, true, mask, memory, exact, now);
+    let top = look(root, true, mask, memory, exact, now)?;
     let mut below: Vec<&Path> = top.folders.iter().map(PathBuf::as_path).collect();
     for link in &top.other_links {
         // A folder of the root reached through a link: what is in it is
@@ -150,7 +150,7 @@ fn masked_files_at(
     }
     let mut seen = vec![Arc::clone(&top)];
     for dir in &below {
-        seen.push(look(dir, false, mask, memory, exact, now));
+        seen.push(look(dir, false, mask, memory, exact, now)?);
     }
     for folder in &seen {
         found.extend(folder.files.iter().cloned());
@@ -197,7 +197,7 @@ fn look(
     memory: &Memory,
     exact: Option<u64>,
     now: SystemTime,
-) -> Arc<Folder> {
+) -> Result<Arc<Folder>, KernelError> {
     let stamp = Stamp::of(dir);
     let kept = memory
         .folders
@@ -210,13 +210,13 @@ fn look(
         && kept.descend == descend
         && kept.stamp == Some(*stamp)
     {
-        return kept;
+        return Ok(kept);
     }
     memory.listed.fetch_add(1, Ordering::Relaxed);
     // The stamp was read before the listing: a change made while it runs
     // changes the stamp the next call reads.
     let settled = stamp.as_ref().is_some_and(|s| settled(s, exact, now));
-    let folder = Arc::new(list(dir, descend, mask, stamp, settled));
+    let folder = Arc::new(list(dir, descend, mask, stamp, settled)?);
     let mut folders = memory
         .folders
         .lock()
@@ -224,18 +224,20 @@ fn look(
     if folders.len() < MAX_KEPT || folders.contains_key(dir) {
         folders.insert(dir.to_path_buf(), Arc::clone(&folder));
     }
-    folder
+    Ok(folder)
 }
 
-/// Lists `dir` (see [`Folder`]); a folder that cannot be read holds
-/// nothing.
+/// Lists `dir` (see [`Folder`]). A folder gone, or one that cannot be
+/// searched (no program can open a file in it either), holds nothing; one
+/// that can be searched but not listed is an error: a program could open
+/// a secret file in it by name, which could not be hidden.
 fn list(
     dir: &Path,
     descend: bool,
     mask: fn(&str) -> bool,
     stamp: Option<Stamp>,
     settled: bool,
-) -> Folder {
+) -> Result<Folder, KernelError> {
     let mut folder = Folder {
         stamp,
         settled,
@@ -245,19 +247,33 @@ fn list(
         folders: Vec::new(),
         other_links: Vec::new(),
     };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        folder.settled = false;
-        return folder;
+    let cut_short = |source: std::io::Error| KernelError::UnlistableFolder {
+        folder: dir.to_path_buf(),
+        source,
+    };
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) => {
+            folder.settled = false;
+            let gone = matches!(
+                error.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            );
+            let searchable = nix::unistd::access(dir, nix::unistd::AccessFlags::X_OK).is_ok();
+            if gone || !searchable {
+                return Ok(folder);
+            }
+            return Err(cut_short(error));
+        }
     };
     for entry in entries {
-        let Ok(entry) = entry else {
-            // A listing cut short is not kept.
-            folder.settled = false;
-            continue;
-        };
-        let Ok(kind) = entry.file_type() else {
-            folder.settled = false;
-            continue;
+        // A listing cut short could miss a secret file.
+        let entry = entry.map_err(cut_short)?;
+        let kind = match entry.file_type() {
+            Ok(kind) => kind,
+            // Gone since it was listed.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(error) => return Err(cut_short(error)),
         };
         let name = entry.file_name();
         let name = name.to_string_lossy();
@@ -271,7 +287,7 @@ fn list(
             folder.other_links.push(entry.path());
         }
     }
-    folder
+    Ok(folder)
 }
 
 /// Forgets the folders other than `root` and `below` (those of this call):
@@ -415,7 +431,7 @@ mod tests {
         {
             let mut folders = memory.folders.lock().unwrap();
             for n in 0..MAX_KEPT {
-                let kept = list(&root, false, mask, None, false);
+                let kept = list(&root, false, mask, None, false).unwrap();
                 folders.insert(root.join(format!("gone{n}")), Arc::new(kept));
             }
         }

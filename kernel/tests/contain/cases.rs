@@ -1209,6 +1209,34 @@ fn unprivileged_integrator_is_contained_the_same() {
         !contained.contains("made 400"),
         "the process bound holds for an unprivileged integrator: {contained}"
     );
+    // A folder the integrator's user may search but not list (a call that
+    // may write can make one of its own: `chmod 311`): a program could
+    // open a secret file in it by name, which the kernel, unable to list
+    // it, could not hide. No program runs then.
+    std::fs::create_dir(world.ws("locked")).unwrap();
+    std::fs::write(world.ws("locked/.env"), "SECRET=locked\n").unwrap();
+    std::fs::set_permissions(world.ws("locked"), std::fs::Permissions::from_mode(0o311)).unwrap();
+    let read_locked = |on: bool| {
+        let argv = ["python3", "-c", "print(open('locked/.env').read())"];
+        let env = [(crate::integrator::MASK, "1")];
+        let output = Launch {
+            contained: on,
+            user: Some(NOBODY),
+            exe: exe.clone(),
+            env: &env,
+            ..Launch::in_world(&world, &argv)
+        }
+        .command()
+        .output()
+        .unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    twice(
+        "unprivileged read of a secret in a folder it cannot list",
+        |on| read_locked(on).contains("SECRET=locked"),
+    );
+    let refused = read_locked(true);
+    assert!(refused.contains("cannot list"), "{refused}");
 }
 
 fn a_write_call_may_write_the_workspace() {

@@ -49,7 +49,19 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     let without: Vec<jig_kernel::Mechanism> = std::env::var(WITHOUT)
         .map(|list| list.split(',').filter_map(mechanism).collect())
         .unwrap_or_default();
-    let kernel = if without.is_empty() {
+    let kernel = if std::env::var_os(MASK).is_some() {
+        let builder = jig_kernel::Kernel::builder(workspace)
+            .tmpdir(tmp_base)
+            .limits(limits)
+            .mask_files(|name| name == ".env");
+        if contained {
+            builder.containment(jig_kernel::Containment::required())
+        } else {
+            builder.dangerous_no_containment()
+        }
+        .build()
+        .unwrap_or_else(|e| panic!("the kernel cannot be built: {e}"))
+    } else if without.is_empty() {
         support::kernel_protecting(
             Path::new(workspace),
             Path::new(tmp_base),
@@ -200,6 +212,9 @@ pub(crate) const CANARY_FILE: &str = "JIG_TEST_CANARY_FILE";
 pub(crate) const WITHOUT: &str = "JIG_TEST_WITHOUT";
 /// Paths the integrator's kernel keeps read-only, comma-separated.
 pub(crate) const READ_ONLY: &str = "JIG_TEST_READ_ONLY";
+/// Set in an integrator's environment: its kernel hides the files named
+/// `.env` (and keeps no path read-only).
+pub(crate) const MASK: &str = "JIG_TEST_MASK";
 
 /// How to start an integrator process.
 pub(crate) struct Launch<'a> {
