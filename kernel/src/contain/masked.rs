@@ -19,7 +19,6 @@
 //! resolved at every call, never kept.
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -133,11 +132,13 @@ fn masked_files_at(
     memory: &Memory,
     now: SystemTime,
 ) -> Result<(Vec<PathBuf>, Vec<PathBuf>), KernelError> {
-    let exact = exact_times(root);
+    // The root's stamp, read once: it says the root's device too.
+    let root_stamp = Stamp::of(root);
+    let exact = exact_times(root, root_stamp.as_ref());
     let mut found = Vec::new();
     let mut links = Vec::new();
     let mut linked = Vec::new();
-    let top = look(root, true, mask, memory, exact, now)?;
+    let top = look(root, root_stamp, true, mask, memory, exact, now)?;
     let mut below: Vec<&Path> = top.folders.iter().map(PathBuf::as_path).collect();
     for link in &top.other_links {
         // A folder of the root reached through a link: what is in it is
@@ -150,7 +151,7 @@ fn masked_files_at(
     }
     let mut seen = vec![Arc::clone(&top)];
     for dir in &below {
-        seen.push(look(dir, false, mask, memory, exact, now)?);
+        seen.push(look(dir, Stamp::of(dir), false, mask, memory, exact, now)?);
     }
     for folder in &seen {
         found.extend(folder.files.iter().cloned());
@@ -177,28 +178,25 @@ fn masked_files_at(
     Ok((found, links))
 }
 
-/// The device of `root` when its file system keeps exact times (see
-/// [`EXACT_TIMES`]).
-fn exact_times(root: &Path) -> Option<u64> {
+/// The device of `root` (of stamp `stamp`) when its file system keeps
+/// exact times (see [`EXACT_TIMES`]).
+fn exact_times(root: &Path, stamp: Option<&Stamp>) -> Option<u64> {
     let kind = nix::sys::statfs::statfs(root).ok()?.filesystem_type().0;
-    EXACT_TIMES
-        .contains(&kind)
-        .then(|| std::fs::metadata(root).ok().map(|meta| meta.dev()))
-        .flatten()
+    EXACT_TIMES.contains(&kind).then_some(stamp?.dev)
 }
 
-/// What `dir` holds: what its last listing found, if the folder has not
-/// changed since and had settled then; else a new listing, kept for the
-/// next call.
+/// What `dir` (of stamp `stamp`, read just before) holds: what its last
+/// listing found, if the folder has not changed since and had settled
+/// then; else a new listing, kept for the next call.
 fn look(
     dir: &Path,
+    stamp: Option<Stamp>,
     descend: bool,
     mask: fn(&str) -> bool,
     memory: &Memory,
     exact: Option<u64>,
     now: SystemTime,
 ) -> Result<Arc<Folder>, KernelError> {
-    let stamp = Stamp::of(dir);
     let kept = memory
         .folders
         .lock()
@@ -358,7 +356,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         assert!(
-            exact_times(&root).is_some(),
+            exact_times(&root, Stamp::of(&root).as_ref()).is_some(),
             "the temporary folder's file system is not one whose times are kept exactly"
         );
         std::fs::create_dir(root.join("sub")).unwrap();
