@@ -83,7 +83,10 @@ pub enum KernelError {
     /// who can still open files in it by name: no program runs, as one
     /// could read a secret file there that could not be hidden.
     #[error(
-        "cannot list {} to hide the secret files in it ({source}), though a command could open          them by name: give the integrator's user read access to that folder, or take away its          search access, then call again", folder.display()
+        "cannot list {} to hide the secret files in it ({source}), though a command could open \
+         them by name: give the integrator's user read access to that folder, or take away its \
+         search access, then call again",
+        folder.display()
     )]
     UnlistableFolder {
         /// The folder.

@@ -1237,6 +1237,7 @@ fn unprivileged_integrator_is_contained_the_same() {
     );
     let refused = read_locked(true);
     assert!(refused.contains("cannot list"), "{refused}");
+    assert!(refused.contains("could open them by name"), "{refused}");
 }
 
 fn a_write_call_may_write_the_workspace() {
