@@ -124,7 +124,7 @@ struct Raw {
     child: Child,
     proc: Proc,
     stdin: Option<ChildStdin>,
-    lines: Option<Receiver<Value>>,
+    lines: Option<Receiver<String>>,
     /// While true, the client reads no more of stdout.
     held: Arc<(Mutex<bool>, Condvar)>,
     _tools: tempfile::TempDir,
@@ -171,7 +171,7 @@ impl Raw {
                         .unwrap(),
                 );
                 let Some(Ok(line)) = lines.next() else { return };
-                if tx.send(serde_json::from_str(&line).unwrap()).is_err() {
+                if tx.send(line).is_err() {
                     return;
                 }
             }
@@ -217,8 +217,20 @@ impl Raw {
     }
 
     fn recv(&self, bound: Duration) -> Value {
+        let line = self.recv_line(bound);
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
+    /// The next answer, if one comes within `bound` (and stdout is open).
+    fn try_recv(&self, bound: Duration) -> Option<Value> {
+        let line = self.lines.as_ref().unwrap().recv_timeout(bound).ok()?;
+        Some(serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}")))
+    }
+
+    /// The next line the server wrote, as written.
+    fn recv_line(&self, bound: Duration) -> String {
         match self.lines.as_ref().unwrap().recv_timeout(bound) {
-            Ok(value) => value,
+            Ok(line) => line,
             Err(RecvTimeoutError::Timeout) => panic!("no answer within {bound:?}"),
             Err(RecvTimeoutError::Disconnected) => panic!("the server closed stdout"),
         }
@@ -472,12 +484,7 @@ fn calls_beyond_the_bound_wait_and_pings_are_answered_at_once() {
     let mut answered = 0;
     while answered < 6 {
         most = most.max(descendants(server.proc.pid, "sleep").len());
-        if let Ok(answer) = server
-            .lines
-            .as_ref()
-            .unwrap()
-            .recv_timeout(Duration::from_millis(20))
-        {
+        if let Some(answer) = server.try_recv(Duration::from_millis(20)) {
             assert!(text(&answer).starts_with("exit: 0"), "{answer}");
             answered += 1;
         }
@@ -696,6 +703,24 @@ fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
         assert_eq!(answer["id"], id, "{shown}: {answer}");
         assert_eq!(answer["error"]["code"], code, "{shown}: {answer}");
     }
+    // A number id that a double only approximates is answered under the
+    // id as written (parsed, both sides would read the same double).
+    for written in [
+        "123456789012345678901234567890",
+        "1e3",
+        "0.10000000000000000000001",
+    ] {
+        server.send_bytes(
+            format!(r#"{{"jsonrpc":"2.0","id":{written},"method":"ping"}}"#).as_bytes(),
+        );
+        let line = server.recv_line(Duration::from_secs(10));
+        assert!(
+            line.contains(&format!(r#""id":{written},"#)),
+            "{written}: {line}"
+        );
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["error"]["code"], -32600, "{line}");
+    }
     server.call(20, "nap", json!({"seconds": 0}));
     let answer = server.recv(Duration::from_secs(10));
     assert_eq!(answer["id"], 20);
@@ -803,12 +828,7 @@ fn each_call_gets_one_answer_at_once() {
     // The end of input: the server answers what it has, then exits.
     drop(server.stdin.take());
     let mut ids = Vec::new();
-    while let Ok(answer) = server
-        .lines
-        .as_ref()
-        .unwrap()
-        .recv_timeout(Duration::from_secs(20))
-    {
+    while let Some(answer) = server.try_recv(Duration::from_secs(20)) {
         assert!(!answer.to_string().contains("_meta"), "{answer}");
         assert!(text(&answer).starts_with("exit: 0"), "{answer}");
         ids.push(answer["id"].as_u64().unwrap());

@@ -53,7 +53,7 @@ use tokio::sync::{Notify, mpsc, watch};
 
 use super::McpOptions;
 use super::calls::Calls;
-use super::salvage::{Envelope, Reply};
+use super::salvage::{self, Envelope, Reply};
 
 /// Requests other than `tools/call` that may be unanswered at once.
 pub(crate) const OTHER_REQUESTS: usize = 64;
@@ -93,8 +93,10 @@ fn quoted(text: &str) -> String {
 /// One line of input, as the reader thread hands it over.
 pub(crate) enum Inbound {
     /// A line that is JSON, and the bytes it holds: its length, or what
-    /// its values take in memory when that is more ([`held_bytes`]).
-    Json(Value, usize),
+    /// its values take in memory when that is more ([`held_bytes`]); and
+    /// its `id` as written when that is a number the parser could only read
+    /// approximately (see [`inexact_id`]).
+    Json(Value, usize, Option<Box<str>>),
     /// A line that is not JSON: why, and what could be told of it.
     Unparsable(String, Envelope),
     /// A line longer than the limit: its length, and what could be told of
@@ -114,6 +116,9 @@ pub(crate) enum Outgoing {
     Early(Box<TxJsonRpcMessage<RoleServer>>),
     /// An answer of the framing layer.
     Raw(Value),
+    /// An answer of the framing layer, written out already (one line's
+    /// JSON text, without its newline).
+    Text(String),
 }
 
 /// A request id, as the pending table keys it.
@@ -622,10 +627,11 @@ fn values_of(text: &[u8]) -> Vec<Inbound> {
         }
         match read {
             Ok(value) => {
-                let span = stream.byte_offset().saturating_sub(from);
+                let read = text.get(from..stream.byte_offset()).unwrap_or_default();
                 from = stream.byte_offset();
-                let held = held_bytes(&value).max(span);
-                values.push(Inbound::Json(value, held));
+                let held = held_bytes(&value).max(read.len());
+                let id = inexact_id(&value, read);
+                values.push(Inbound::Json(value, held, id));
             }
             Err(error) => {
                 let rest = text.get(from..).unwrap_or_default();
@@ -635,6 +641,22 @@ fn values_of(text: &[u8]) -> Vec<Inbound> {
         }
     }
     values
+}
+
+/// The `id` of the message `value` (read from `text`) as written, when it
+/// is a number that a double only approximates: an integer past 64 bits
+/// (`123456789012345678901234567890`) or a fraction with more digits than a
+/// double keeps. Such an id is refused (see `IdKey`), and the refusal
+/// carries it as its client wrote it, so that the client can match it.
+fn inexact_id(value: &Value, text: &[u8]) -> Option<Box<str>> {
+    let number = value.get("id").filter(|id| id.as_f64().is_some())?;
+    if number.is_i64() || number.is_u64() {
+        return None;
+    }
+    let written = std::str::from_utf8(salvage::raw_id(text)?).ok()?;
+    // What the walk found must be the very number the parser read.
+    let same = serde_json::from_str::<Value>(written).is_ok_and(|read| read == *number);
+    same.then(|| written.into())
 }
 
 /// The most memory a line of at most `max_line` bytes may take once
@@ -816,6 +838,22 @@ impl Framer {
         self.write(error).await
     }
 
+    /// Answers the request whose id is `written` (a JSON number, as its
+    /// client wrote it: see [`inexact_id`]) with a JSON-RPC error.
+    async fn answer_as_written(
+        &self,
+        written: &str,
+        code: i64,
+        message: String,
+    ) -> Result<(), Ending> {
+        tracing::debug!(id = written, code, %message, "answering a bad request");
+        let error = json!({"code": code, "message": message});
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{written},"error":{error}}}"#);
+        self.within_grace(self.out.send(Outgoing::Text(line)))
+            .await?
+            .map_err(|_| Ending::OutputClosed)
+    }
+
     /// Answers a line refused unread: under its request's id when that
     /// could be read, not at all when it is a notification or a response
     /// (see [`Envelope::reply`]), under `id: null` otherwise.
@@ -932,8 +970,8 @@ impl Framer {
     }
 
     async fn route(&mut self, inbound: Inbound) -> Result<(), Ending> {
-        let (value, bytes) = match inbound {
-            Inbound::Json(value, bytes) => (value, bytes),
+        let (value, bytes, written_id) = match inbound {
+            Inbound::Json(value, bytes, written_id) => (value, bytes, written_id),
             Inbound::Unparsable(error, envelope) => {
                 let message = format!(
                     "parse error: {error}; send one JSON-RPC message per line, as UTF-8 JSON \
@@ -979,7 +1017,7 @@ impl Framer {
                 }
             },
             (Some(id), Some(Value::String(method))) => {
-                self.request(id, &method, message, bytes).await
+                self.request(id, written_id, &method, message, bytes).await
             }
             // A response to a request of ours (rmcp sends none today).
             (Some(id), None) if !self.started => {
@@ -1007,6 +1045,7 @@ impl Framer {
     async fn request(
         &mut self,
         id: Value,
+        written_id: Option<Box<str>>,
         method: &str,
         mut message: Map<String, Value>,
         bytes: usize,
@@ -1016,10 +1055,19 @@ impl Framer {
             // itself; anything else is no id (answered under `null`).
             if id.is_number() {
                 let text = format!(
-                    "invalid request: the id {id} is a number this server does not take (it \
-                     takes integers from -2^63 to 2^63-1, and strings)"
+                    "invalid request: the id {} is a number this server does not take (it \
+                     takes integers from -2^63 to 2^63-1, and strings)",
+                    written_id
+                        .as_deref()
+                        .map_or_else(|| id.to_string(), str::to_owned)
                 );
-                return self.answer(id, INVALID_REQUEST, text).await;
+                return match written_id {
+                    Some(written) => {
+                        self.answer_as_written(&written, INVALID_REQUEST, text)
+                            .await
+                    }
+                    None => self.answer(id, INVALID_REQUEST, text).await,
+                };
             }
             let text = match &id {
                 Value::String(long) => format!(
@@ -1430,6 +1478,38 @@ mod tests {
             }
             partial = Partial::default();
         }
+    }
+
+    #[test]
+    fn an_id_a_double_only_approximates_is_kept_as_written() {
+        let written = |line: &str| match values_of(line.as_bytes()).pop() {
+            Some(Inbound::Json(_, _, id)) => id.map(String::from),
+            _ => panic!("{line} is JSON"),
+        };
+        for id in [
+            "123456789012345678901234567890",
+            "1e3",
+            "-0.10000000000000000000001",
+        ] {
+            let line = format!(r#"{{"id" : {id} ,"method":"ping","jsonrpc":"2.0"}}"#);
+            assert_eq!(written(&line).as_deref(), Some(id), "{line}");
+        }
+        // Ids read exactly, numbers or not, are not kept.
+        for id in ["7", "-7", "18446744073709551615", r#""7""#, "null", "[1e3]"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            assert_eq!(written(&line), None, "{line}");
+        }
+        // The last of repeated members, as the parser takes it; each value
+        // of a line its own.
+        let line = r#"{"id":1e3,"id":2e3,"method":"ping"} {"id":3e3,"method":"ping"}"#;
+        let ids: Vec<_> = values_of(line.as_bytes())
+            .into_iter()
+            .map(|inbound| match inbound {
+                Inbound::Json(_, _, id) => id.map(String::from),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids, [Some("2e3".to_owned()), Some("3e3".to_owned())]);
     }
 
     #[test]

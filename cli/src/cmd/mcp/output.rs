@@ -277,6 +277,7 @@ pub(crate) fn write_messages(output: &Output, mut messages: mpsc::Receiver<Outgo
                         serde_json::to_writer(out, message)
                     }
                     Outgoing::Raw(value) => serde_json::to_writer(out, value),
+                    Outgoing::Text(line) => return out.write_all(line.as_bytes()),
                 }
                 .map_err(std::io::Error::from)
             },

@@ -49,52 +49,21 @@ impl Envelope {
     /// line too long to hold).
     pub(crate) fn of(text: &[u8]) -> Envelope {
         let mut envelope = Envelope::default();
-        let mut walk = Walk { text, at: 0 };
-        walk.blank();
-        if !walk.eat(b'{') {
-            return envelope;
-        }
-        loop {
-            walk.blank();
-            if walk.eat(b'}') {
-                envelope.whole = true;
-                return envelope;
+        envelope.whole = members(text, |key, value| match key {
+            Some("id") => {
+                envelope.has_id = true;
+                envelope.id = serde_json::from_slice::<Value>(value)
+                    .ok()
+                    .filter(usable_id);
             }
-            let Some(key) = walk.string() else {
-                return envelope;
-            };
-            let key: Option<String> = serde_json::from_slice(key).ok();
-            walk.blank();
-            if !walk.eat(b':') {
-                return envelope;
+            Some("method") => {
+                envelope.method =
+                    serde_json::from_slice::<Value>(value).is_ok_and(|method| method.is_string());
             }
-            walk.blank();
-            let Some(value) = walk.value() else {
-                return envelope;
-            };
-            match key.as_deref() {
-                Some("id") => {
-                    envelope.has_id = true;
-                    envelope.id = serde_json::from_slice::<Value>(value)
-                        .ok()
-                        .filter(usable_id);
-                }
-                Some("method") => {
-                    envelope.method = serde_json::from_slice::<Value>(value)
-                        .is_ok_and(|method| method.is_string());
-                }
-                Some("result" | "error") => envelope.response = true,
-                _ => {}
-            }
-            walk.blank();
-            if walk.eat(b'}') {
-                envelope.whole = true;
-                return envelope;
-            }
-            if !walk.eat(b',') {
-                return envelope;
-            }
-        }
+            Some("result" | "error") => envelope.response = true,
+            _ => {}
+        });
+        envelope
     }
 
     /// How the refused line is answered: under its id when it is a request
@@ -120,6 +89,58 @@ impl Envelope {
                 ..
             } => Reply::To(id),
             _ => Reply::Null,
+        }
+    }
+}
+
+/// The text of the last `id` member of the object `text` holds, as
+/// written: a number the parser could only read approximately (an integer
+/// past 64 bits, a fraction with more digits than a double keeps) is
+/// answered under the very id its client sent, not under the double that
+/// stands for it.
+pub(crate) fn raw_id(text: &[u8]) -> Option<&[u8]> {
+    let mut id = None;
+    members(text, |key, value| {
+        if key == Some("id") {
+            id = Some(value);
+        }
+    });
+    id
+}
+
+/// Walks the members of the top-level object in `text` in order, giving
+/// each one's key (`None` when it is not a valid JSON string) and its value
+/// unread; whether the walk reached the closing brace.
+fn members<'a>(text: &'a [u8], mut member: impl FnMut(Option<&str>, &'a [u8])) -> bool {
+    let mut walk = Walk { text, at: 0 };
+    walk.blank();
+    if !walk.eat(b'{') {
+        return false;
+    }
+    loop {
+        walk.blank();
+        if walk.eat(b'}') {
+            return true;
+        }
+        let Some(key) = walk.string() else {
+            return false;
+        };
+        let key: Option<String> = serde_json::from_slice(key).ok();
+        walk.blank();
+        if !walk.eat(b':') {
+            return false;
+        }
+        walk.blank();
+        let Some(value) = walk.value() else {
+            return false;
+        };
+        member(key.as_deref(), value);
+        walk.blank();
+        if walk.eat(b'}') {
+            return true;
+        }
+        if !walk.eat(b',') {
+            return false;
         }
     }
 }
