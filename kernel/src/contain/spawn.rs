@@ -1989,6 +1989,13 @@ fn program_setup(plan: &ChildPlan<'_>) {
                 fail(report, Stage::Rlimit, errno());
             }
         }
+        // The out-of-memory killer's first choice, before the integrator
+        // and any other process: a call that takes every page (in many
+        // processes, each smaller than its integrator) is what it ends.
+        // Raising its own score needs no privilege; lowering it again
+        // means writing to `/proc`, which Landlock refuses the program. A
+        // system without `/proc` keeps the score it had.
+        let _ = write_file(c"/proc/self/oom_score_adj", b"1000");
         drop_capabilities(report, !plan.prepared);
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
             fail(report, Stage::NoNewPrivs, errno());

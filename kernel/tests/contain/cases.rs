@@ -83,6 +83,10 @@ pub(crate) const ALL: &[Case] = &[
     ),
     ("fork_bomb_is_bounded", fork_bomb_is_bounded),
     (
+        "the_call_is_the_out_of_memory_killers_first_choice",
+        the_call_is_the_out_of_memory_killers_first_choice,
+    ),
+    (
         "turn_the_count_off_then_fork_bomb",
         turn_the_count_off_then_fork_bomb,
     ),
@@ -897,6 +901,32 @@ fn fork_bomb_is_bounded() {
             alive.len()
         );
         text.contains("made 400")
+    });
+}
+
+/// A call that takes every page of memory, in processes each smaller than
+/// a large integrator, must not make the out-of-memory killer end the
+/// integrator: the call's processes are its first choice (score adjusted
+/// to the most), and a program cannot lower its own score again (nor can
+/// its children, which inherit it). Checked on the score, without
+/// exhausting the test machine's memory.
+fn the_call_is_the_out_of_memory_killers_first_choice() {
+    let world = World::new();
+    let script = "import os\n\
+                  try:\n\
+                  \x20   open('/proc/self/oom_score_adj', 'w').write('0')\n\
+                  except OSError: pass\n\
+                  read, write = os.pipe()\n\
+                  if os.fork() == 0:\n\
+                  \x20   os.write(write, open('/proc/self/oom_score_adj', 'rb').read())\n\
+                  \x20   os._exit(0)\n\
+                  os.wait()\n\
+                  print('own', open('/proc/self/oom_score_adj').read().strip(),\n\
+                  \x20     'child', os.read(read, 64).decode().strip())";
+    twice("out-of-memory killer spares the call", |on| {
+        let text = run_py(&world, on, Access::WriteWorkspace, script);
+        assert!(text.contains("own "), "{text}");
+        !text.contains("own 1000 child 1000")
     });
 }
 
