@@ -649,10 +649,7 @@ fn values_of(text: &[u8]) -> Vec<Inbound> {
 /// double keeps. Such an id is refused (see `IdKey`), and the refusal
 /// carries it as its client wrote it, so that the client can match it.
 fn inexact_id(value: &Value, text: &[u8]) -> Option<Box<str>> {
-    let number = value.get("id").filter(|id| id.as_f64().is_some())?;
-    if number.is_i64() || number.is_u64() {
-        return None;
-    }
+    let number = value.get("id").filter(|id| id.is_f64())?;
     let written = std::str::from_utf8(salvage::raw_id(text)?).ok()?;
     // What the walk found must be the very number the parser read.
     let same = serde_json::from_str::<Value>(written).is_ok_and(|read| read == *number);
@@ -849,9 +846,7 @@ impl Framer {
         tracing::debug!(id = written, code, %message, "answering a bad request");
         let error = json!({"code": code, "message": message});
         let line = format!(r#"{{"jsonrpc":"2.0","id":{written},"error":{error}}}"#);
-        self.within_grace(self.out.send(Outgoing::Text(line)))
-            .await?
-            .map_err(|_| Ending::OutputClosed)
+        self.send(Outgoing::Text(line)).await
     }
 
     /// Answers a line refused unread: under its request's id when that
@@ -870,7 +865,12 @@ impl Framer {
 
     /// Hands `message` to the writer (see [`within_grace`](Self::within_grace)).
     async fn write(&self, message: Value) -> Result<(), Ending> {
-        self.within_grace(self.out.send(Outgoing::Raw(message)))
+        self.send(Outgoing::Raw(message)).await
+    }
+
+    /// Queues `message` for the writer.
+    async fn send(&self, message: Outgoing) -> Result<(), Ending> {
+        self.within_grace(self.out.send(message))
             .await?
             .map_err(|_| Ending::OutputClosed)
     }
