@@ -650,7 +650,7 @@ fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
             json!("s"),
             -32602,
         ),
-        (br#"[1,2]"#.to_vec(), Value::Null, -32600),
+        (br#"[]"#.to_vec(), Value::Null, -32600),
         (
             br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#.to_vec(),
             Value::Null,
@@ -725,6 +725,74 @@ fn every_bad_line_gets_an_answer_and_the_server_goes_on() {
     let answer = server.recv(Duration::from_secs(10));
     assert_eq!(answer["id"], 20);
     assert!(text(&answer).starts_with("exit: 0"), "{answer}");
+}
+
+/// A batch (a line holding an array of messages, which MCP 2025-03-26
+/// clients may send) gets one line back: the array of its requests'
+/// answers, each under its id (a member that is no message under `null`);
+/// its notifications get none, and a batch of only those no line at all.
+/// A member call the client cancels is not waited for. An oversized batch
+/// is refused whole, and the server goes on.
+#[test]
+fn a_batch_gets_one_array_of_its_answers() {
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    server.send_bytes(
+        br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nap","arguments":{"seconds":0}}},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}},5,{"jsonrpc":"2.0","id":3,"method":"no/such"},[{"jsonrpc":"2.0","id":4,"method":"ping"}]]"#,
+    );
+    let answers = server.recv(Duration::from_secs(10));
+    let answers = answers.as_array().unwrap_or_else(|| panic!("{answers}"));
+    let mut ids: Vec<String> = answers.iter().map(|a| a["id"].to_string()).collect();
+    ids.sort();
+    assert_eq!(ids, ["1", "2", "3", "null", "null"], "{answers:?}");
+    for answer in answers {
+        match answer["id"].as_u64() {
+            Some(1) => assert_eq!(answer["result"], json!({}), "{answer}"),
+            Some(2) => assert!(text(answer).starts_with("exit: 0"), "{answer}"),
+            Some(3) => assert_eq!(answer["error"]["code"], -32601, "{answer}"),
+            _ => assert_eq!(answer["error"]["code"], -32600, "{answer}"),
+        }
+    }
+    // Only notifications: no line; the next answer is the ping's.
+    server.send_bytes(
+        br#"[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":98}}]"#,
+    );
+    server.send(&json!({"jsonrpc": "2.0", "id": 10, "method": "ping"}));
+    assert_eq!(server.recv(Duration::from_secs(10))["id"], 10);
+    // A member call cancelled by the client: the batch comes without it,
+    // long before the call would have ended.
+    let start = Instant::now();
+    server.send_bytes(
+        br#"[{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"nap","arguments":{"seconds":30}}},{"jsonrpc":"2.0","id":21,"method":"ping"}]"#,
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 20}}),
+    );
+    let answers = server.recv(Duration::from_secs(10));
+    assert_eq!(answers, json!([{"jsonrpc": "2.0", "id": 21, "result": {}}]));
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    // More members than a batch may hold: refused whole, under null.
+    let pings: Vec<Value> = (100..165)
+        .map(|id| json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+        .collect();
+    server.send(&Value::Array(pings));
+    let refused = server.recv(Duration::from_secs(10));
+    assert_eq!(refused["id"], Value::Null, "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("at most 64"),
+        "{refused}"
+    );
+    server.call(30, "nap", json!({"seconds": 0}));
+    assert_eq!(server.recv(Duration::from_secs(10))["id"], 30);
 }
 
 /// A client that leaves out the newline between two messages loses

@@ -20,6 +20,8 @@
 //!   `initialize` first for `tools/list` or `tools/call` before the session
 //!   (rmcp would ask for the `_meta` of the lifecycle without `initialize`,
 //!   which such a request may still carry);
+//! - a batch (a JSON array of messages) is handled member by member, and
+//!   answered with one array (see [`super::batch`]);
 //! - a notification is never answered, even a malformed one; before
 //!   `initialize`, notifications and responses are dropped (rmcp ends the
 //!   session on one), and so is a cancellation of a request other than a
@@ -52,6 +54,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{Notify, mpsc, watch};
 
 use super::McpOptions;
+use super::batch::Batch;
 use super::calls::Calls;
 use super::salvage::{self, Envelope, Reply};
 
@@ -119,6 +122,9 @@ pub(crate) enum Outgoing {
     /// An answer of the framing layer, written out already (one line's
     /// JSON text, without its newline).
     Text(String),
+    /// A batch's array of answers, written out already; what it held is
+    /// freed once it is written (see [`Pending::batched`]).
+    Batch(String),
 }
 
 /// A request id, as the pending table keys it.
@@ -180,6 +186,12 @@ struct PendingState {
     requests: HashMap<IdKey, Entry>,
     calls: usize,
     bytes: usize,
+    /// The batch of each request handed to rmcp from a batch, until its
+    /// answer is taken (see [`super::batch`]).
+    batches: HashMap<IdKey, Arc<Batch>>,
+    /// What the answers held by unfinished batches take, counted against
+    /// `max_pending_bytes` with the requests.
+    batched_bytes: usize,
 }
 
 /// One unanswered request.
@@ -340,8 +352,8 @@ impl Pending {
         state.forget_stale();
         // Requests of every kind count against the bytes: a `ping` with a
         // long string for its id holds that string until it is answered.
-        let within_bytes =
-            state.requests.is_empty() || state.bytes + bytes <= options.max_pending_bytes;
+        let within_bytes = state.requests.is_empty()
+            || state.bytes + state.batched_bytes + bytes <= options.max_pending_bytes;
         let room = if call {
             state.calls < options.max_in_flight + options.max_queued && within_bytes
         } else {
@@ -363,6 +375,49 @@ impl Pending {
             state.bytes += bytes;
         }
         room
+    }
+
+    /// The request `id`, handed to rmcp from `batch`, has its answer
+    /// taken into the batch (see [`batch_of`](Self::batch_of)).
+    fn in_batch(&self, id: IdKey, batch: &Arc<Batch>) {
+        batch.expect(id.clone());
+        self.state().batches.insert(id, Arc::clone(batch));
+    }
+
+    /// The batch whose answer to `id` is waited for, taken: its answer
+    /// goes into it instead of out on its own.
+    pub(crate) fn batch_of(&self, id: &IdKey) -> Option<Arc<Batch>> {
+        self.state().batches.remove(id)
+    }
+
+    /// Whether the answer to `id` goes into a batch.
+    pub(crate) fn is_batched(&self, id: &IdKey) -> bool {
+        self.state().batches.contains_key(id)
+    }
+
+    /// Counts `bytes` more held by unfinished batches, or (`held` false)
+    /// freed by a batch written, which makes room.
+    pub(crate) fn batched(&self, bytes: usize, held: bool) {
+        let mut state = self.state();
+        if held {
+            state.batched_bytes += bytes;
+        } else {
+            state.batched_bytes = state.batched_bytes.saturating_sub(bytes);
+            drop(state);
+            self.answered.notify_waiters();
+        }
+    }
+
+    /// The batches still waiting for an answer, taken (the connection
+    /// ends).
+    pub(crate) fn unfinished_batches(&self) -> Vec<Arc<Batch>> {
+        let mut batches: Vec<Arc<Batch>> = Vec::new();
+        for (_, batch) in self.state().batches.drain() {
+            if !batches.iter().any(|known| Arc::ptr_eq(known, &batch)) {
+                batches.push(batch);
+            }
+        }
+        batches
     }
 
     /// Waits until nothing is unanswered.
@@ -599,6 +654,10 @@ impl Partial {
     }
 }
 
+/// The most messages one batch may hold (see [`super::batch`]): what its
+/// unfinished answers hold is bounded by it.
+const MAX_BATCH: usize = 64;
+
 /// The most JSON values read from one line (see [`values_of`]).
 const MAX_VALUES_PER_LINE: usize = 64;
 
@@ -801,6 +860,11 @@ pub(crate) struct Framer {
     /// grace: what ran was cancelled, and each call read since is answered
     /// without running.
     pub(crate) draining: std::sync::atomic::AtomicBool,
+    /// The batch whose members are being routed: the framing layer's own
+    /// answers go into it (see [`super::batch`]).
+    pub(crate) batch: Option<Arc<Batch>>,
+    /// Batches completed by a cancellation, to be written.
+    pub(crate) finished: Mutex<Vec<String>>,
 }
 
 impl Framer {
@@ -868,8 +932,26 @@ impl Framer {
         self.send(Outgoing::Raw(message)).await
     }
 
-    /// Queues `message` for the writer.
+    /// Queues `message` for the writer; while a batch's members are
+    /// routed, adds it to the batch instead.
     async fn send(&self, message: Outgoing) -> Result<(), Ending> {
+        if let Some(batch) = &self.batch {
+            let text = match message {
+                Outgoing::Raw(value) => value.to_string(),
+                Outgoing::Text(text) | Outgoing::Batch(text) => text,
+                Outgoing::Rmcp(message) | Outgoing::Early(message) => {
+                    serde_json::to_string(&message).unwrap_or_default()
+                }
+            };
+            self.pending.batched(text.len() + 1, true);
+            batch.add(text);
+            return Ok(());
+        }
+        self.send_out(message).await
+    }
+
+    /// Queues `message` for the writer, in a batch or not.
+    async fn send_out(&self, message: Outgoing) -> Result<(), Ending> {
         self.within_grace(self.out.send(message))
             .await?
             .map_err(|_| Ending::OutputClosed)
@@ -954,6 +1036,15 @@ impl Framer {
             // the transport drops) goes out, which gives the id back.
             Some(Standing::Call) => {
                 self.pending.cancelling(&id);
+                // No answer comes for it: its batch goes without it.
+                if let Some(batch) = self.pending.batch_of(&id)
+                    && let Some(line) = batch.forget(&id)
+                {
+                    self.finished
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(line);
+                }
                 false
             }
             Some(Standing::Cancelled) => false,
@@ -998,8 +1089,23 @@ impl Framer {
                 return self.refuse(envelope, INVALID_REQUEST, message).await;
             }
         };
+        let value = match value {
+            Value::Array(members) if !members.is_empty() && self.batch.is_none() => {
+                return self.route_batch(members).await;
+            }
+            value => value,
+        };
         let Value::Object(message) = value else {
-            let text = "invalid request: send one JSON-RPC message, a JSON object, per line";
+            let text = match value {
+                _ if self.batch.is_some() => {
+                    "invalid request: each member of a batch is one JSON-RPC message, a JSON object"
+                }
+                Value::Array(_) => {
+                    "invalid request: an empty batch; send one JSON-RPC message, a JSON object, \
+                     per line (or a batch of them, as a non-empty JSON array)"
+                }
+                _ => "invalid request: send one JSON-RPC message, a JSON object, per line",
+            };
             return self
                 .answer(Value::Null, INVALID_REQUEST, text.to_owned())
                 .await;
@@ -1008,7 +1114,7 @@ impl Framer {
         let method = message.get("method").cloned();
         match (id, method) {
             // A notification: never answered.
-            (None, Some(_)) if !self.passes(&message) => Ok(()),
+            (None, Some(_)) if !self.passes(&message) => self.write_finished().await,
             (None, Some(_)) => match serde_json::from_value(Value::Object(message)) {
                 Ok(notification) => self.forward(notification).await,
                 Err(error) => {
@@ -1040,6 +1146,44 @@ impl Framer {
                     .await
             }
         }
+    }
+
+    /// Routes each member of a batch as a line of its own, its answers
+    /// gathered into one array (see [`super::batch`]).
+    async fn route_batch(&mut self, members: Vec<Value>) -> Result<(), Ending> {
+        if members.len() > MAX_BATCH {
+            let text = format!(
+                "invalid request: a batch of {} messages; this server takes at most {MAX_BATCH} \
+                 in one batch (send the others in another, or one message per line)",
+                members.len()
+            );
+            return self.answer(Value::Null, INVALID_REQUEST, text).await;
+        }
+        let batch = Arc::new(Batch::default());
+        self.batch = Some(Arc::clone(&batch));
+        for member in members {
+            let held = held_bytes(&member);
+            let routed = Box::pin(self.route(Inbound::Json(member, held, None))).await;
+            if routed.is_err() {
+                self.batch = None;
+                return routed;
+            }
+        }
+        self.batch = None;
+        match batch.seal() {
+            Some(line) => self.send_out(Outgoing::Batch(line)).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the batches a cancellation completed.
+    async fn write_finished(&self) -> Result<(), Ending> {
+        let finished =
+            std::mem::take(&mut *self.finished.lock().unwrap_or_else(PoisonError::into_inner));
+        for line in finished {
+            self.send_out(Outgoing::Batch(line)).await?;
+        }
+        Ok(())
     }
 
     async fn request(
@@ -1219,6 +1363,9 @@ impl Framer {
             tracing::debug!(%id, "every call slot is taken: the call waits");
         }
         let starts = !self.started && starts_session(&typed, &self.versions);
+        if let Some(batch) = &self.batch {
+            self.pending.in_batch(key, batch);
+        }
         self.forward(typed).await?;
         self.started |= starts;
         Ok(())

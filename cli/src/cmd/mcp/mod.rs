@@ -45,6 +45,7 @@ use crate::error::{CliError, EXIT_OK, exit};
 use crate::settings::{McpSettings, Settings};
 use crate::signals;
 
+mod batch;
 mod calls;
 mod early;
 mod framing;
@@ -331,6 +332,8 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
         started: false,
         versions: ServerHandler::supported_protocol_versions(&server).into_owned(),
         draining: std::sync::atomic::AtomicBool::new(false),
+        batch: None,
+        finished: std::sync::Mutex::new(Vec::new()),
     };
     let framing = tokio::spawn(leave(framer, Arc::clone(&pending), Arc::clone(&calls)));
     let transport = ChannelTransport {

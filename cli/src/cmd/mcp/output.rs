@@ -196,6 +196,15 @@ impl Output {
         let _ = self.broken.send(true);
     }
 
+    /// Writes a batch's array of answers as one line, and frees what it
+    /// held (see [`Pending::batched`]).
+    fn write_batch(&self, line: &str, flush: bool) {
+        let mut sink = self.lock();
+        self.write_line(&mut sink, |out| out.write_all(line.as_bytes()), flush);
+        drop(sink);
+        self.pending.batched(line.len(), false);
+    }
+
     /// Writes `message` (a call's early answer, its request already marked
     /// answered) now, from the thread that ran its call, when
     /// nothing waits for the writer (`queue` is empty), no other thread
@@ -207,6 +216,11 @@ impl Output {
         queue: &mpsc::Sender<Outgoing>,
     ) -> Result<(), Box<TxJsonRpcMessage<RoleServer>>> {
         if queue.capacity() != queue.max_capacity() {
+            return Err(message);
+        }
+        // The answer of a batch's member goes into its batch, through the
+        // writer.
+        if IdKey::of_response(&message).is_some_and(|id| self.pending.is_batched(&id)) {
             return Err(message);
         }
         let Ok(mut sink) = self.sink.try_lock() else {
@@ -268,6 +282,23 @@ pub(crate) fn write_messages(output: &Output, mut messages: mpsc::Receiver<Outgo
         {
             output.pending.answered(&id);
         }
+        // The answer to a member of a batch goes into the batch, which is
+        // written once it has every answer (see `super::batch`).
+        if let Outgoing::Rmcp(answer) | Outgoing::Early(answer) = &message
+            && let Some(id) = IdKey::of_response(answer)
+            && let Some(batch) = output.pending.batch_of(&id)
+        {
+            let text = serde_json::to_string(answer).unwrap_or_default();
+            output.pending.batched(text.len() + 1, true);
+            if let Some(line) = batch.answered(&id, text) {
+                output.write_batch(&line, messages.is_empty());
+            }
+            continue;
+        }
+        if let Outgoing::Batch(line) = &message {
+            output.write_batch(line, messages.is_empty());
+            continue;
+        }
         let mut sink = output.lock();
         output.write_line(
             &mut sink,
@@ -277,7 +308,9 @@ pub(crate) fn write_messages(output: &Output, mut messages: mpsc::Receiver<Outgo
                         serde_json::to_writer(out, message)
                     }
                     Outgoing::Raw(value) => serde_json::to_writer(out, value),
-                    Outgoing::Text(line) => return out.write_all(line.as_bytes()),
+                    Outgoing::Text(line) | Outgoing::Batch(line) => {
+                        return out.write_all(line.as_bytes());
+                    }
                 }
                 .map_err(std::io::Error::from)
             },
@@ -285,6 +318,12 @@ pub(crate) fn write_messages(output: &Output, mut messages: mpsc::Receiver<Outgo
         );
         drop(sink);
         drop(message);
+    }
+    // What unfinished batches hold goes out as it is.
+    for batch in output.pending.unfinished_batches() {
+        if let Some(line) = batch.rest() {
+            output.write_batch(&line, false);
+        }
     }
     let mut sink = output.lock();
     if !sink.failed {
