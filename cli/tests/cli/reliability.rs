@@ -795,6 +795,142 @@ fn a_batch_gets_one_array_of_its_answers() {
     assert_eq!(server.recv(Duration::from_secs(10))["id"], 30);
 }
 
+/// A seeded stream of mixed lines (requests good and bad, calls, batches,
+/// cancellations of earlier ids, values that are no message, lines cut
+/// short) from a fixed generator: every request of a whole line is answered
+/// under its id, alone or in its batch's array, but calls the client
+/// cancelled; every line written is JSON; the server exits 0 at the end.
+#[test]
+fn a_mixed_stream_gets_every_answer_it_is_owed() {
+    /// xorshift64: the same stream at every run.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+    fn junk(rng: &mut Rng, depth: u32) -> Value {
+        match rng.below(if depth > 2 { 3 } else { 5 }) {
+            0 => json!(null),
+            1 => [json!("x"), json!(1.5), json!(-1), json!(true)][rng.below(4) as usize].clone(),
+            2 => json!(""),
+            3 => Value::Array((0..rng.below(3)).map(|_| junk(rng, depth + 1)).collect()),
+            _ => {
+                let keys = ["id", "method", "params", "jsonrpc", "name", "arguments"];
+                let mut object = serde_json::Map::new();
+                for _ in 0..rng.below(4) {
+                    let key = keys[rng.below(6) as usize].to_owned();
+                    object.insert(key, junk(rng, depth + 1));
+                }
+                Value::Object(object)
+            }
+        }
+    }
+    let mut server = Raw::start(&[], &[], Stdio::null());
+    let mut rng = Rng(0x5eed_1234_abcd_ef01);
+    let (mut owed, mut cancelled) = (Vec::new(), Vec::new());
+    let mut next = 1000_u64;
+    let mut message = |rng: &mut Rng, cancelled: &mut Vec<u64>| {
+        next += 1;
+        let id = next;
+        let (message, answered) = match rng.below(7) {
+            0 | 1 => (json!({"jsonrpc": "2.0", "id": id, "method": "ping"}), true),
+            2 => {
+                let seconds = [json!(0), json!("x"), json!(-1)][rng.below(3) as usize].clone();
+                let arguments = json!({"seconds": seconds});
+                let params = json!({"name": "nap", "arguments": arguments});
+                (
+                    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+                    true,
+                )
+            }
+            3 => {
+                let name = ["nap", "none"][rng.below(2) as usize];
+                let params = json!({"name": name, "arguments": junk(rng, 1)});
+                (
+                    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+                    true,
+                )
+            }
+            4 => {
+                let target = 1000 + rng.below(id - 1000);
+                cancelled.push(target);
+                let params = json!({"requestId": target});
+                (
+                    json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}),
+                    false,
+                )
+            }
+            5 => (junk(rng, 0), false),
+            _ => {
+                let method = ["tools/list", "no/such", "initialize"][rng.below(3) as usize];
+                (
+                    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": junk(rng, 1)}),
+                    true,
+                )
+            }
+        };
+        let mut owes = Vec::new();
+        if answered {
+            owes.push(id);
+        }
+        (message, owes)
+    };
+    for _ in 0..300 {
+        let (line, owes) = if rng.below(10) < 3 {
+            let members: Vec<(Value, Vec<u64>)> = (0..1 + rng.below(5))
+                .map(|_| message(&mut rng, &mut cancelled))
+                .collect();
+            let owes = members.iter().flat_map(|(_, owes)| owes.clone()).collect();
+            (
+                Value::Array(members.into_iter().map(|(m, _)| m).collect()).to_string(),
+                owes,
+            )
+        } else {
+            let (m, owes) = message(&mut rng, &mut cancelled);
+            (m.to_string(), owes)
+        };
+        if rng.below(20) == 0 {
+            // Cut short: owed nothing for sure (an id may still be read).
+            let cut = rng.below(line.len() as u64) as usize;
+            server.send_bytes(&line.as_bytes()[..cut]);
+        } else {
+            owed.extend(owes);
+            server.send_bytes(line.as_bytes());
+        }
+    }
+    drop(server.stdin.take());
+    let mut answered = std::collections::HashSet::new();
+    while let Ok(line) = server
+        .lines
+        .as_ref()
+        .unwrap()
+        .recv_timeout(Duration::from_secs(20))
+    {
+        let value: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        for answer in value
+            .as_array()
+            .cloned()
+            .unwrap_or_else(|| vec![value.clone()])
+        {
+            if let Some(id) = answer["id"].as_u64() {
+                answered.insert(id);
+            }
+        }
+    }
+    let missing: Vec<u64> = owed
+        .iter()
+        .copied()
+        .filter(|id| !answered.contains(id) && !cancelled.contains(id))
+        .collect();
+    assert!(missing.is_empty(), "no answer for {missing:?}");
+    assert!(owed.len() > 250, "{}", owed.len());
+    assert_eq!(server.exit_status(Duration::from_secs(20)), Some(0));
+}
+
 /// A client that leaves out the newline between two messages loses
 /// neither: each gets its answer under its id, and what follows the last
 /// value that parses gets a parse error. A line of countless values gets a
