@@ -863,8 +863,6 @@ pub(crate) struct Framer {
     /// The batch whose members are being routed: the framing layer's own
     /// answers go into it (see [`super::batch`]).
     pub(crate) batch: Option<Arc<Batch>>,
-    /// Batches completed by a cancellation, to be written.
-    pub(crate) finished: Mutex<Vec<String>>,
 }
 
 impl Framer {
@@ -1007,14 +1005,15 @@ impl Framer {
     /// starts (see `started`), and no cancellation of a request that is not
     /// a running call (a `ping` or `tools/list` is answered at once
     /// anyway; rmcp would drop that answer, and its room would never come
-    /// back), nor of a call already answered.
-    fn passes(&self, notification: &Map<String, Value>) -> bool {
+    /// back), nor of a call already answered. A cancelled call of a batch
+    /// is not waited for: the batch's line, when that completes it.
+    fn passes(&self, notification: &Map<String, Value>) -> (bool, Option<String>) {
         if !self.started {
             tracing::debug!("ignoring a notification sent before initialize");
-            return false;
+            return (false, None);
         }
         if notification.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
-            return true;
+            return (true, None);
         }
         // The id as a request's is read here: a `requestId` of `1.0`, which
         // rmcp reads as `1`, names no request (a request of id `1.0` is
@@ -1025,7 +1024,7 @@ impl Framer {
             .and_then(IdKey::from_json)
         else {
             tracing::debug!("ignoring a cancellation without a usable requestId");
-            return false;
+            return (false, None);
         };
         match self.pending.standing(&id) {
             // Cancelled here, not by rmcp: rmcp would forget the request at
@@ -1037,26 +1036,22 @@ impl Framer {
             Some(Standing::Call) => {
                 self.pending.cancelling(&id);
                 // No answer comes for it: its batch goes without it.
-                if let Some(batch) = self.pending.batch_of(&id)
-                    && let Some(line) = batch.forget(&id)
-                {
-                    self.finished
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push(line);
-                }
-                false
+                let completed = self
+                    .pending
+                    .batch_of(&id)
+                    .and_then(|batch| batch.forget(&id));
+                (false, completed)
             }
-            Some(Standing::Cancelled) => false,
+            Some(Standing::Cancelled) => (false, None),
             Some(standing) => {
                 tracing::debug!(
                     ?standing,
                     "ignoring the cancellation of a request answered at once"
                 );
-                false
+                (false, None)
             }
             // Unknown or answered: rmcp ignores it.
-            None => true,
+            None => (true, None),
         }
     }
 
@@ -1114,14 +1109,22 @@ impl Framer {
         let method = message.get("method").cloned();
         match (id, method) {
             // A notification: never answered.
-            (None, Some(_)) if !self.passes(&message) => self.write_finished().await,
-            (None, Some(_)) => match serde_json::from_value(Value::Object(message)) {
-                Ok(notification) => self.forward(notification).await,
-                Err(error) => {
-                    tracing::debug!(%error, "ignoring a malformed notification");
-                    Ok(())
+            (None, Some(_)) => {
+                let (passes, completed) = self.passes(&message);
+                if let Some(line) = completed {
+                    self.send_out(Outgoing::Batch(line)).await?;
                 }
-            },
+                if !passes {
+                    return Ok(());
+                }
+                match serde_json::from_value(Value::Object(message)) {
+                    Ok(notification) => self.forward(notification).await,
+                    Err(error) => {
+                        tracing::debug!(%error, "ignoring a malformed notification");
+                        Ok(())
+                    }
+                }
+            }
             (Some(id), Some(Value::String(method))) => {
                 self.request(id, written_id, &method, message, bytes).await
             }
@@ -1174,16 +1177,6 @@ impl Framer {
             Some(line) => self.send_out(Outgoing::Batch(line)).await,
             None => Ok(()),
         }
-    }
-
-    /// Writes the batches a cancellation completed.
-    async fn write_finished(&self) -> Result<(), Ending> {
-        let finished =
-            std::mem::take(&mut *self.finished.lock().unwrap_or_else(PoisonError::into_inner));
-        for line in finished {
-            self.send_out(Outgoing::Batch(line)).await?;
-        }
-        Ok(())
     }
 
     async fn request(

@@ -333,7 +333,6 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
         versions: ServerHandler::supported_protocol_versions(&server).into_owned(),
         draining: std::sync::atomic::AtomicBool::new(false),
         batch: None,
-        finished: std::sync::Mutex::new(Vec::new()),
     };
     let framing = tokio::spawn(leave(framer, Arc::clone(&pending), Arc::clone(&calls)));
     let transport = ChannelTransport {
