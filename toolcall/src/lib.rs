@@ -26,7 +26,8 @@
 //!   one or never closes it) are skipped, so a call the model only thought
 //!   about is not taken;
 //! - a tool's result the model wrote itself (`<tool_response>`,
-//!   `[TOOL_RESULTS]`, an `ipython` or `<|observation|>` turn...) is
+//!   `[TOOL_RESULTS]`, an `ipython` or `<|observation|>` turn, Gemma's
+//!   `tool_output` fence...) is
 //!   imagined: the calls before it are read, not those made on it after;
 //! - in a reply whose calls are in markers (`<tool_call>`, `[TOOL_CALLS]`,
 //!   `<|python_tag|>`), a call in the prose beside them (an example, or a

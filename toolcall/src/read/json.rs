@@ -80,12 +80,7 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
         // taken (nor invented, nor lost unsaid)
         if marked && !in_markers {
             if calls_of(value, name_keyed).is_ok_and(|calls| !calls.is_empty()) {
-                return Err(CallError::Malformed {
-                    shape: "json-call-in-markers",
-                    detail: "a call outside the markers the reply's other calls are in; put \
-                             each call in its own markers, and no example call beside them"
-                        .to_owned(),
-                });
+                return Err(beside_the_markers());
             }
             continue;
         }
@@ -330,5 +325,16 @@ pub(super) fn arguments(
             name: name.to_owned(),
             found: Value::String(text.trim().chars().take(80).collect()),
         }),
+    }
+}
+
+/// The reason a reply with a call outside the markers its other calls are
+/// in is unreadable.
+pub(super) fn beside_the_markers() -> CallError {
+    CallError::Malformed {
+        shape: "json-call-in-markers",
+        detail: "a call outside the markers the reply's other calls are in; put each call in its \
+                 own markers, and no example call beside them"
+            .to_owned(),
     }
 }

@@ -85,6 +85,7 @@ markers! {
     ChatmlTool = "<|im_start|>tool",
     CohereToolResult = "<|START_TOOL_RESULT|>",
     GemmaFunctionResponse = "<start_function_response>",
+    ToolOutputFence = "```tool_output",
     HarmonyToolMessage = "<|start|>functions.",
     // XML parameters
     FunctionEq = "<function=",
@@ -115,6 +116,8 @@ markers! {
     FunctionCallsEnd = "</function_calls>",
     PythonStart = "<|python_start|>",
     PythonEnd = "<|python_end|>",
+    ToolCodeFence = "```tool_code",
+    Fence = "```",
 }
 
 /// One marker of the table: its first eight bytes as a little-endian
@@ -203,7 +206,8 @@ pub(crate) struct Marks {
 impl Marks {
     /// The markers of `text`, in one pass.
     ///
-    /// Every marker starts with `<`, `[` or `]`, except eight whose `=`,
+    /// Every marker starts with `<`, `[`, `]` or a backtick (the fences of
+    /// Gemma's calls), except eight whose `=`,
     /// `▁` or `:` sits at a fixed offset (`to=functions.`, `invoke name=`,
     /// `tool▁sep`, `Action Input:`...): memchr finds those bytes, and only the markers that
     /// share the first two bytes of such a place are compared there.
@@ -215,6 +219,9 @@ impl Marks {
         let mut found = Vec::with_capacity(8);
         let bytes = text.as_bytes();
         for at in memchr::memchr3_iter(b'<', b'[', b']', bytes) {
+            starting_at(table, bytes, at, &mut found, scan);
+        }
+        for at in memchr::memchr_iter(b'`', bytes) {
             starting_at(table, bytes, at, &mut found, scan);
         }
         for at in memchr::memchr3_iter(b'=', 0xE2, b':', bytes) {
@@ -399,7 +406,7 @@ mod tests {
     fn every_marker_has_two_bytes_and_a_known_start() {
         for marker in Marker::ALL {
             let bytes = marker.text().as_bytes();
-            let anchored = matches!(bytes[0], b'<' | b'[' | b']')
+            let anchored = matches!(bytes[0], b'<' | b'[' | b']' | b'`')
                 || matches!(
                     marker.text(),
                     "to=functions." | "invoke name=" | "Action:" | "Action Input:" | "Observation:"
@@ -416,7 +423,7 @@ mod tests {
             pieces in proptest::collection::vec(
                 prop_oneof![
                     proptest::sample::select(Marker::ALL).prop_map(|m| m.text().to_owned()),
-                    "[a-zAIO<>=:\\[\\]|/ ▁｜]{0,4}",
+                    "[a-zAIO<>=:\\[\\]|/ ▁｜`]{0,4}",
                 ],
                 0..12,
             )

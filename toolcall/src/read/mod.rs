@@ -272,7 +272,7 @@ fn read_before(text: &str, error: &serde_json::Error) -> usize {
 const MAX_RESULT_CUTS: usize = 4;
 
 /// The markers of a tool's result, in each format that has one.
-pub(super) const RESULTS: [Marker; 10] = [
+pub(super) const RESULTS: [Marker; 11] = [
     Marker::ToolResponse,
     Marker::ToolResults,
     Marker::GlmObservation,
@@ -283,6 +283,7 @@ pub(super) const RESULTS: [Marker; 10] = [
     Marker::CohereToolResult,
     Marker::GemmaFunctionResponse,
     Marker::HarmonyToolMessage,
+    Marker::ToolOutputFence,
 ];
 
 /// The calls of a reply's body (reasoning cut out, its valid JSON values
@@ -302,6 +303,17 @@ fn read_body(
         None => match named::functionary(body, spans, scan) {
             Some(found) => found,
             None => match pythonic::read_unmarked(body, tools, spans, scan) {
+                // in a reply whose calls are JSON in markers, pythonic calls
+                // in the prose beside them are an example or calls that lost
+                // their markers: neither taken instead of the marked calls
+                // nor beside them
+                Ok(calls)
+                    if !calls.is_empty()
+                        && marks.any(&[Marker::ToolCall, Marker::ToolCalls, Marker::PythonTag])
+                        && json::read(body, marks, scan).is_ok_and(|json| !json.is_empty()) =>
+                {
+                    Err(json::beside_the_markers())
+                }
                 Ok(calls) if !calls.is_empty() => Ok(calls),
                 Err(problem) => Err(problem),
                 Ok(_) => json::read(body, marks, scan),
@@ -361,12 +373,16 @@ fn shape_of(text: &str, marks: &Marks, scan: &mut Scan) -> Option<(Shape, usize)
         (Marker::LfmStart, Shape::Pythonic),
         (Marker::FunctionCalls, Shape::Pythonic),
         (Marker::PythonStart, Shape::Pythonic),
+        (Marker::ToolCodeFence, Shape::Pythonic),
     ];
     let mut best: Option<(Shape, usize)> = None;
     for (marker, shape) in MARKERS {
         let at = if *marker == Marker::ActionInput {
             // a ReAct line, not text that quotes one
             named::line_start(text, marks, scan, *marker, 0)
+        } else if *marker == Marker::ToolCodeFence {
+            // a fence, not prose that names one
+            pythonic::first_fence(text, marks, scan)
         } else {
             marks.next(*marker, 0)
         };
@@ -479,6 +495,11 @@ mod tests {
             "[ls(a=1)".repeat(N),
             "{\"name\": \"ls\"".repeat(N),
             "<|tool_call_start|>".repeat(N),
+            "```tool_code x".repeat(N),
+            "```tool_code\n".repeat(N),
+            "<|python_start|>a()<|python_end|>```tool_code x".repeat(N),
+            "```tool_code\nprint(a(".repeat(N),
+            "````".repeat(N),
             "<tool_call>{\"name\": \"a\"}</tool_call><tool_response>".repeat(N),
             "<tool_response>".repeat(N),
             "Action: a\nAction Input: {".repeat(N),
@@ -534,7 +555,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|>>>|>>>a\\n|\\n|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|<function=|<parameter=|\\[TOOL_CALLS\\]|Action: |Action Input: |Observation:|<function_calls>|<invoke name=|<tool_response>|\\[TOOL_RESULTS\\])*") {
+        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|>>>|>>>a\\n|\\n|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|```tool_code\\n|```|<function=|<parameter=|\\[TOOL_CALLS\\]|Action: |Action Input: |Observation:|<function_calls>|<invoke name=|<tool_response>|\\[TOOL_RESULTS\\])*") {
             let tools = [ToolSpec::new("ls", serde_json::json!({"type": "object"}))];
             let mut scan = Scan::new();
             match read_counting(&text, &tools, &mut scan) {

@@ -1,9 +1,10 @@
 //! Pythonic calls: `[get_weather(city="SF"), get_time()]` (Llama 3.2 and 4,
-//! LFM2, OLMo), in markers or bare.
+//! LFM2, OLMo), in markers or bare; Gemma 3's `tool_code` fence is a marker
+//! too, wherever it is in the reply, and what it holds may be written as
+//! Gemma writes it after Gemini (`print(default_api.name(key=value))`).
 //!
 //! Code in prose looks the same (`print(len(x))`), so bare calls are read
-//! only when the whole reply (after reasoning) is calls (or a
-//! `tool_code` fence of calls, as Gemma 3 writes them), when they form a
+//! only when the whole reply (after reasoning) is calls, when they form a
 //! bracketed list of keyword calls (`[name(key=value, ...)]`, the
 //! documented shape), or when the name is one of the given tools.
 
@@ -17,16 +18,20 @@ use crate::call::{CallError, ToolCall};
 
 const SHAPE: &str = "pythonic-call";
 
-/// The fence around a reply's calls that Gemma 3 is taught
-/// (```` ```tool_code ````), closed by a bare ```` ``` ````.
-const TOOL_CODE_FENCE: &str = "```tool_code";
-
-/// Markers around pythonic calls, as (opening, closing).
+/// Markers around pythonic calls, as (opening, closing): the last is the
+/// fence around a reply's calls that Gemma 3 is taught
+/// (```` ```tool_code ````), closed by a bare ```` ``` ```` (or the end of
+/// the reply, where a model stopped at the fence).
 const MARKERS: &[(Marker, Marker)] = &[
     (Marker::LfmStart, Marker::ToolCallEndToken),
     (Marker::FunctionCalls, Marker::FunctionCallsEnd),
     (Marker::PythonStart, Marker::PythonEnd),
+    (Marker::ToolCodeFence, Marker::Fence),
 ];
+
+/// The module Gemini's code (and Gemma after it) calls the tools through:
+/// `default_api.ls(path="src")` calls `ls`.
+const API_MODULE: &str = "default_api.";
 
 /// The calls inside every marked region, from `at` on.
 pub(super) fn read_marked(
@@ -37,10 +42,20 @@ pub(super) fn read_marked(
 ) -> Result<Vec<ToolCall>, CallError> {
     let mut calls = Vec::new();
     let mut from = at;
+    // the `tool_code` fences that open a fence, found once
+    let fences: Vec<usize> = first_fences(text, marks, scan);
     loop {
         let next = MARKERS
             .iter()
-            .filter_map(|(open, close)| marks.find(scan, *open, from).map(|at| (at, *open, *close)))
+            .filter_map(|(open, close)| {
+                let at = if *open == Marker::ToolCodeFence {
+                    let i = fences.partition_point(|fence| *fence < from);
+                    fences.get(i).copied()
+                } else {
+                    marks.find(scan, *open, from)
+                };
+                at.map(|at| (at, *open, *close))
+            })
             .min_by_key(|(at, _, _)| *at);
         let Some((start, open, close)) = next else {
             break;
@@ -51,6 +66,7 @@ pub(super) fn read_marked(
         if !body.trim().is_empty() {
             match call_list(body, 0, scan) {
                 Ok(Some((list, stop))) if body[stop..].trim().is_empty() => calls.extend(list),
+                _ if open == Marker::ToolCodeFence => calls.extend(statements(body, scan)?),
                 _ => return Err(malformed()),
             }
         }
@@ -60,6 +76,29 @@ pub(super) fn read_marked(
         }
     }
     Ok(calls)
+}
+
+/// Where `text` opens a `tool_code` fence: the marker on a line of its own
+/// (spaces around it), as a Markdown fence is; prose that names the fence
+/// (``use ```tool_code fences``) opens none.
+fn first_fences(text: &str, marks: &Marks, scan: &mut Scan) -> Vec<usize> {
+    marks
+        .all(Marker::ToolCodeFence)
+        .filter(|at| {
+            // only the blanks around the marker are read: linear
+            let before = text[..*at].trim_end_matches([' ', '\t']);
+            let after = &text[at + Marker::ToolCodeFence.text().len()..];
+            let rest = after.trim_start_matches([' ', '\t', '\r']);
+            scan.count(text[..*at].len() - before.len() + after.len() - rest.len());
+            (before.is_empty() || before.ends_with('\n'))
+                && (rest.is_empty() || rest.starts_with('\n'))
+        })
+        .collect()
+}
+
+/// Where the first `tool_code` fence of `text` opens, if one does.
+pub(super) fn first_fence(text: &str, marks: &Marks, scan: &mut Scan) -> Option<usize> {
+    first_fences(text, marks, scan).first().copied()
 }
 
 /// Bare pythonic calls (see the module's documentation).
@@ -88,13 +127,6 @@ pub(super) fn read_unmarked(
             .strip_suffix(close.text())
             .unwrap_or(trimmed)
             .trim_end();
-    }
-    // Gemma 3 writes its calls in a fence of their own
-    if let Some(body) = trimmed
-        .strip_prefix(TOOL_CODE_FENCE)
-        .and_then(|rest| rest.strip_suffix("```"))
-    {
-        trimmed = body.trim();
     }
     let offset = trimmed.as_ptr() as usize - text.as_ptr() as usize;
     if let Some((calls, stop)) = call_list(text, offset, scan)?
@@ -228,6 +260,40 @@ fn call_list(
         return Ok(None);
     }
     Ok(Some((calls, lit.pos)))
+}
+
+/// The calls of a `tool_code` fence written as statements, one a line (or
+/// after `;`): each a call, bare or printed (`print(name(key=value))`), its
+/// name bare or in Gemini's module (`default_api.name`). Anything else in
+/// the fence makes it unreadable: a fence is the model saying "these are
+/// my calls".
+fn statements(body: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
+    let mut calls = Vec::new();
+    let mut lit = Literals::new(body, 0);
+    loop {
+        lit.skip_space(scan);
+        while lit.eat(';', scan) || lit.eat(',', scan) {
+            lit.skip_space(scan);
+        }
+        if lit.pos >= body.len() {
+            return Ok(calls);
+        }
+        let printed = body
+            .get(lit.pos..)
+            .is_some_and(|rest| rest.starts_with("print("));
+        if printed {
+            lit.pos += "print(".len();
+            lit.skip_space(scan);
+        }
+        let (call, stop) = one_call(body, lit.pos, scan).ok_or_else(malformed)?;
+        lit.pos = stop;
+        if printed && !lit.eat(')', scan) {
+            return Err(malformed());
+        }
+        let (name, arguments) = call.into_parts();
+        let name = name.strip_prefix(API_MODULE).unwrap_or(&name);
+        calls.push(super::make_call(SHAPE, name, arguments)?);
+    }
 }
 
 /// One call, `name(key=value, ...)`, at `at`; positional arguments make it

@@ -279,6 +279,32 @@ fn pythonic_calls() {
             "```tool_code\nget_weather(city=\"Paris\")\n```",
             json!([call("get_weather", json!({"city": "Paris"}))]),
         ),
+        // ... wherever the fence is in the reply, in Gemma's turn markers
+        (
+            "<start_of_turn>model\nI'll check the weather.\n```tool_code\nget_weather(city=\"Paris\")\n```\nLet me know.<end_of_turn>",
+            json!([call("get_weather", json!({"city": "Paris"}))]),
+        ),
+        // ... written as Gemini's code (printed, through `default_api`),
+        // one call a line
+        (
+            "```tool_code\nprint(default_api.get_weather(city=\"Paris\"))\nprint(default_api.get_time())\n```",
+            json!([
+                call("get_weather", json!({"city": "Paris"})),
+                call("get_time", json!({}))
+            ]),
+        ),
+        // ... a list in the fence, or a fence the model stopped at
+        (
+            "```tool_code\n[ls(path='a'), ls(path='b')]\n```",
+            json!([
+                call("ls", json!({"path": "a"})),
+                call("ls", json!({"path": "b"}))
+            ]),
+        ),
+        (
+            "```tool_code\nls(path='a')",
+            json!([call("ls", json!({"path": "a"}))]),
+        ),
         // argument data is never a name
         (
             "[order(items=[{'name': 'Lasagna noodles', 'amount': 2}])]",
@@ -374,6 +400,11 @@ fn calls_made_on_an_imagined_tool_result_are_not_read() {
             "Action: write\nAction Input: {\"text\": \"Observation: none\"}",
             json!([call("write", json!({"text": "Observation: none"}))]),
         ),
+        // Gemma: a tool_output fence the model wrote itself
+        (
+            "```tool_code\nls(path='.')\n```\n```tool_output\na.txt\n```\n```tool_code\nrm(path='a.txt')\n```",
+            json!([call("ls", json!({"path": "."}))]),
+        ),
         // a result before every call (quoted from earlier): read whole
         (
             "<tool_response>a.txt</tool_response>\nSo: <tool_call>{\"name\": \"ls\", \"arguments\": {}}</tool_call>",
@@ -412,6 +443,9 @@ fn prose_is_not_a_call() {
         "<|channel>thought\n[ls(path='x')]<channel|>Nothing to do.",
         "Action: none needed. Ratio 3:1; Observation: the build is green.",
         "```tool_code\nprint(len(items)) and more prose\n```",
+        "Wrap your calls in ```tool_code fences, as the prompt says.",
+        "Write ```tool_code\nls(path='x')\n``` to list a folder.",
+        "```tool_code\nx = ls(path='src')\n```",
         // Functionary's text for the user, and Python prompts, which are
         // `>>>` and a space
         "all\nThe folder holds two files.",
@@ -613,6 +647,18 @@ fn a_broken_call_beside_a_good_one_makes_the_reply_unreadable() {
         (
             "pythonic",
             "<|tool_call_start|>[ls(path=\"a\"), cat(path=)]<|tool_call_end|>",
+            true,
+        ),
+        (
+            "pythonic",
+            "```tool_code\nls(path=\"a\")\nprint(cat(\"b\"))\n```",
+            true,
+        ),
+        // a pythonic call in the prose beside JSON calls in markers: an
+        // example, or a call that lost its markers, never taken instead
+        (
+            "json",
+            "<tool_call>{\"name\": \"ls\", \"arguments\": {}}</tool_call>\nThen maybe [cat(path=\"a\")].",
             true,
         ),
         // JSON in markers: a second call with no name, or not JSON at all
