@@ -24,6 +24,10 @@ const SYS_SETXATTRAT: i64 = 463;
 const SYS_REMOVEXATTRAT: i64 = 466;
 const SYS_FILE_SETATTR: i64 = 469;
 
+/// `ioprio_set`'s "every process of a user" (`IOPRIO_WHO_USER`), which
+/// `libc` does not name.
+const IOPRIO_WHO_USER: u64 = 3;
+
 /// On x86-64, system calls of the x32 ABI carry this bit; the filter's number
 /// checks would not see them, so they are refused as a whole.
 const X32_SYSCALL_BIT: u32 = 0x4000_0000;
@@ -290,15 +294,32 @@ fn compile_with(access: Access, tree: bool) -> Option<BpfProgram> {
     // Limits and scheduling of another process of the same user: the
     // call's init is one (it counts the call's processes where nothing else
     // bounds them, and a program could lower its descriptor limit or its
-    // priority to nothing). A program sets its own (pid 0) freely.
+    // priority to nothing), and without a PID namespace of its own the
+    // integrator and every process of its user are others. A program sets
+    // its own (pid 0) freely.
     for (call, target) in [
         (libc::SYS_prlimit64, 0),
         (libc::SYS_setpriority, 1),
         (libc::SYS_sched_setscheduler, 0),
         (libc::SYS_sched_setparam, 0),
         (libc::SYS_sched_setattr, 0),
+        (libc::SYS_sched_setaffinity, 0),
+        (libc::SYS_ioprio_set, 1),
     ] {
         rules.insert(call, vec![when(target, SeccompCmpOp::Ne, 0)?]);
+    }
+    // The priority of every process of the user at once (`PRIO_USER`,
+    // `IOPRIO_WHO_USER`, whose 0 means the caller's own user, not itself):
+    // without a PID namespace of the call's own, the integrator's too.
+    // Those of its own process group (the call's: it leads a session of its
+    // own) stay its to set.
+    for (call, user) in [
+        (libc::SYS_setpriority, libc::PRIO_USER as u64),
+        (libc::SYS_ioprio_set, IOPRIO_WHO_USER),
+    ] {
+        if let Some(refused) = rules.get_mut(&call) {
+            refused.push(when(0, SeccompCmpOp::Eq, user)?);
+        }
     }
     let by_rule: Vec<u32> = rules
         .keys()
@@ -616,6 +637,8 @@ mod tests {
                             libc::SYS_sched_setscheduler,
                             libc::SYS_sched_setparam,
                             libc::SYS_sched_setattr,
+                            libc::SYS_sched_setaffinity,
+                            libc::SYS_ioprio_set,
                         ]
                         .map(|call| call as u32);
                         let mode_call = privileged_mode_calls()
@@ -633,7 +656,7 @@ mod tests {
             // Short, so that compiling it to machine code stays cheap: the
             // refused calls cost a few instructions each, not a chain.
             assert!(
-                fast.len() <= 400 && fast.len() * 4 < plain.len() * 3,
+                fast.len() <= 440 && fast.len() * 4 < plain.len() * 3,
                 "{} instructions, {} without the tree",
                 fast.len(),
                 plain.len()
@@ -727,6 +750,22 @@ mod tests {
             let setpriority = libc::SYS_setpriority as u32;
             assert_eq!(verdict(setpriority, [0, 0, 19, 0, 0, 0]), ALLOW);
             assert_eq!(verdict(setpriority, [0, 1, 19, 0, 0, 0]), ERRNO);
+            // Not every process of its user at once (`PRIO_USER` and
+            // `IOPRIO_WHO_USER`, for which 0 is the caller's user), only
+            // those of its own process group.
+            let user = libc::PRIO_USER as u64;
+            assert_eq!(verdict(setpriority, [user, 0, 19, 0, 0, 0]), ERRNO);
+            let group = libc::PRIO_PGRP as u64;
+            assert_eq!(verdict(setpriority, [group, 0, 19, 0, 0, 0]), ALLOW);
+            let ioprio = libc::SYS_ioprio_set as u32;
+            let idle = 3 << 13;
+            assert_eq!(verdict(ioprio, [1, 0, idle, 0, 0, 0]), ALLOW);
+            assert_eq!(verdict(ioprio, [2, 0, idle, 0, 0, 0]), ALLOW);
+            assert_eq!(verdict(ioprio, [1, 1, idle, 0, 0, 0]), ERRNO);
+            assert_eq!(verdict(ioprio, [IOPRIO_WHO_USER, 0, idle, 0, 0, 0]), ERRNO);
+            let affinity = libc::SYS_sched_setaffinity as u32;
+            assert_eq!(verdict(affinity, [0, 8, 0x1000, 0, 0, 0]), ALLOW);
+            assert_eq!(verdict(affinity, [1, 8, 0x1000, 0, 0, 0]), ERRNO);
             let scheduler = libc::SYS_sched_setscheduler as u32;
             assert_eq!(verdict(scheduler, [0, 5, 0x1000, 0, 0, 0]), ALLOW);
             assert_eq!(verdict(scheduler, [1, 5, 0x1000, 0, 0, 0]), ERRNO);

@@ -1268,6 +1268,74 @@ fn unprivileged_integrator_is_contained_the_same() {
     let refused = read_locked(true);
     assert!(refused.contains("cannot list"), "{refused}");
     assert!(refused.contains("could open them by name"), "{refused}");
+    others_of_the_user_keep_their_priority(&world, &exe, NOBODY);
+}
+
+/// Where a call has no PID namespace of its own (a system without user
+/// namespaces: Landlock and seccomp only), the integrator and every other
+/// process of its user are in reach of the calls that set a priority or
+/// processors by process or by user, which no signal rule covers: a call
+/// changes none of them. Run as an unprivileged user (as root, the "every
+/// process of the user" of the effect run would be the machine's).
+fn others_of_the_user_keep_their_priority(world: &World, exe: &Path, user: (u32, u32)) {
+    use std::os::unix::process::CommandExt;
+    let stat_of = |pid: u32| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let cpus = status
+            .lines()
+            .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
+            .unwrap_or("")
+            .trim()
+            .to_owned();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // the fields after the command's closing parenthesis; nice is 19th
+        let nice = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(16).map(str::to_owned))
+            .unwrap_or_default();
+        (nice, cpus)
+    };
+    let without = [(crate::integrator::WITHOUT, "namespaces")];
+    twice("renice or pin another process of the user", |on| {
+        let mut bystander = std::process::Command::new("sleep")
+            .arg("30")
+            .uid(user.0)
+            .gid(user.1)
+            .spawn()
+            .unwrap();
+        let before = stat_of(bystander.id());
+        let script = format!(
+            "import os\n\
+             for change in (lambda: os.setpriority(os.PRIO_USER, 0, 19),\n\
+             \x20              lambda: os.sched_setaffinity({}, {{0}})):\n\
+             \x20   try:\n\
+             \x20       change()\n\
+             \x20   except OSError as e:\n\
+             \x20       print('refused', e)\n",
+            bystander.id()
+        );
+        let argv = ["python3", "-c", script.as_str()];
+        let report = Launch {
+            contained: on,
+            user: Some(user),
+            exe: exe.to_path_buf(),
+            env: if on { &without } else { &[] },
+            ..Launch::in_world(world, &argv)
+        }
+        .output();
+        assert!(report.contains("exit: 0"), "{report}");
+        if on {
+            assert!(
+                report.contains("confinement: landlock") && !report.contains("pid+mount"),
+                "the tier without namespaces: {report}"
+            );
+        }
+        let after = stat_of(bystander.id());
+        let _ = bystander.kill();
+        let _ = bystander.wait();
+        assert_eq!(before.0, "0", "the bystander starts at nice 0");
+        after != before
+    });
 }
 
 fn a_write_call_may_write_the_workspace() {
