@@ -159,6 +159,7 @@ fn supervise_contained<S: AsRef<OsStr>>(
     let start = Instant::now();
     let mut started = contain::start(&request, writer)?;
     let exit = match &started.status {
+        Some(pipe) if started.reaper => Exit::Reaper(pipe.as_fd()),
         Some(pipe) => Exit::Status(pipe.as_fd()),
         None => Exit::Child(pidfd(started.pid)),
     };
@@ -457,8 +458,14 @@ impl Watch {
         };
         let result = watch.supervise_loop(pid, reader, limits, cancel, start, exit);
         if result.is_err() {
-            // Whatever went wrong, nothing of the call may outlive it.
-            let _ = killpg(pid, Signal::SIGKILL);
+            // Whatever went wrong, nothing of the call may outlive it (a
+            // reaper ends every process of the call, then itself).
+            match exit {
+                Exit::Reaper(_) => end_with_reaper(pid),
+                _ => {
+                    let _ = killpg(pid, Signal::SIGKILL);
+                }
+            }
         }
         result.map(|()| watch)
     }
@@ -473,7 +480,7 @@ impl Watch {
         exit: &Exit<'_>,
     ) -> Result<(), KernelError> {
         let deadline = start + limits.timeout;
-        if let Exit::Status(status) = exit {
+        if let Exit::Status(status) | Exit::Reaper(status) = exit {
             // Most calls end within a moment, their output well within the
             // pipe: the init's report is waited for first, so that the
             // output is read once it is complete (one wake-up, not one for
@@ -488,6 +495,7 @@ impl Watch {
         let mut exited_at: Option<Instant> = None;
         let mut terminated_at: Option<Instant> = None;
         let mut killed = false;
+        let mut forced = false;
         let mut idle = Duration::from_micros(20);
         loop {
             if pipe_open {
@@ -525,7 +533,7 @@ impl Watch {
                 // has ended every process of the call before it reports (or,
                 // killed first, the operating system ends them all): there
                 // is nothing left to signal, only the init about to exit.
-                if !matches!(exit, Exit::Status(_)) {
+                if matches!(exit, Exit::Child(_)) {
                     signal_group(pid, Signal::SIGKILL);
                 }
             }
@@ -557,8 +565,24 @@ impl Watch {
                         terminated_at = Some(now);
                     }
                     Some(at) if !killed && now >= at + limits.grace => {
-                        signal_group(pid, Signal::SIGKILL);
+                        match exit {
+                            // A SIGKILL would end the reaper before the
+                            // processes that left the group: it is asked
+                            // to end them all, then itself.
+                            Exit::Reaper(_) => end_with_reaper(pid),
+                            _ => signal_group(pid, Signal::SIGKILL),
+                        }
                         killed = true;
+                    }
+                    // A reaper that did not end within a second grace
+                    // (stopped from outside) is killed with its group.
+                    Some(at)
+                        if matches!(exit, Exit::Reaper(_))
+                            && !forced
+                            && now >= at + limits.grace * 2 =>
+                    {
+                        signal_group(pid, Signal::SIGKILL);
+                        forced = true;
                     }
                     Some(_) => {}
                 }
@@ -601,6 +625,10 @@ enum Exit<'a> {
     /// once nothing else of the call is left; the pipe reaches end-of-file
     /// if the init dies first.
     Status(std::os::fd::BorrowedFd<'a>),
+    /// The same, from the call's reaper where it has no namespaces
+    /// ([`crate::contain`]'s `reap_call`), which must be asked to end the
+    /// call rather than killed.
+    Reaper(std::os::fd::BorrowedFd<'a>),
 }
 
 impl Exit<'_> {
@@ -608,7 +636,7 @@ impl Exit<'_> {
     fn happened(&self, pid: Pid) -> Result<bool, KernelError> {
         match self {
             Exit::Child(_) => has_exited(pid),
-            Exit::Status(pipe) => {
+            Exit::Status(pipe) | Exit::Reaper(pipe) => {
                 let mut fds = [PollFd::new(*pipe, PollFlags::POLLIN)];
                 match poll(&mut fds, PollTimeout::ZERO) {
                     Ok(ready) => Ok(ready > 0),
@@ -625,9 +653,15 @@ impl Exit<'_> {
     fn fd(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
         match self {
             Exit::Child(pidfd) => pidfd.as_ref().map(AsFd::as_fd),
-            Exit::Status(pipe) => Some(*pipe),
+            Exit::Status(pipe) | Exit::Reaper(pipe) => Some(*pipe),
         }
     }
+}
+
+/// Asks the call's reaper `pid` to end every process of the call, then
+/// itself.
+fn end_with_reaper(pid: Pid) {
+    let _ = nix::sys::signal::kill(pid, contain::spawn::END_THE_CALL);
 }
 
 /// Sends `signal` to the whole process group led by `pid`; a group that is

@@ -135,6 +135,11 @@ pub struct Confinement {
     /// files hidden by the operating system in every call (mount
     /// namespaces); otherwise only the argument checks above protect them.
     pub protected_paths: bool,
+    /// Whether, without namespaces, a reaper between the integrator and
+    /// the program ends every process of the call with it (those that
+    /// left its process group too: `setsid`, double forks), as a PID
+    /// namespace would; it needs `/proc/thread-self/children`.
+    pub reaper: bool,
 }
 
 impl Confinement {
@@ -148,6 +153,7 @@ impl Confinement {
             process_limit: None,
             tmp_limit: None,
             protected_paths: false,
+            reaper: false,
         }
     }
 
@@ -169,7 +175,12 @@ impl Confinement {
         if !self.seccomp {
             missing.push("seccomp (network and io_uring are not refused)");
         }
-        if !self.namespaces {
+        if !self.namespaces && self.reaper {
+            missing.push(
+                "user namespaces (no pid or mount namespace: the process count and the \
+                 temporary folder are bounded per file only)",
+            );
+        } else if !self.namespaces {
             missing.push(
                 "user namespaces (no pid or mount namespace: a process that leaves the \
                  group may outlive the call, the process count and the temporary folder \
@@ -206,6 +217,9 @@ impl std::fmt::Display for Confinement {
             } else {
                 "user+pid+mount namespaces".to_owned()
             });
+        }
+        if self.reaper {
+            parts.push("a reaper of the call's processes".to_owned());
         }
         if let Some(limit) = self.process_limit {
             parts.push(format!("at most {limit} processes"));
@@ -510,6 +524,7 @@ impl Plan {
                 .then_some(limits.max_processes),
             tmp_limit: mechanisms.namespaces.then_some(limits.max_tmp),
             protected_paths: false,
+            reaper: !mechanisms.namespaces && spawn::children_listed(),
         };
         let (uid_map, gid_map) = identity_maps();
         Arc::new(Plan {

@@ -67,10 +67,13 @@ pub(crate) enum Stage {
     MountReadOnly,
     /// Making the workspace writable again, for a call that may write.
     WritableWorkspace,
+    /// Becoming the reaper of the call's processes, where it has no PID
+    /// namespace.
+    Reaper,
 }
 
 /// Every stage with what it does, for error messages.
-const STAGES: [(Stage, &str); 21] = [
+const STAGES: [(Stage, &str); 22] = [
     (Stage::ParentGone, "check the parent"),
     (Stage::Setgroups, "deny setgroups in the user namespace"),
     (Stage::UidMap, "write the user id map"),
@@ -92,6 +95,10 @@ const STAGES: [(Stage, &str); 21] = [
     (Stage::ProcessGroup, "lead a session and process group"),
     (Stage::MountReadOnly, "make every mount read-only"),
     (Stage::WritableWorkspace, "make the workspace writable"),
+    (
+        Stage::Reaper,
+        "become the reaper of the call's processes (/proc/thread-self/children)",
+    ),
 ];
 
 impl Stage {
@@ -1216,6 +1223,9 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
     }
     wait_for_go(plan.go);
     let Some(ns) = &plan.namespaces else {
+        if plan.status >= 0 {
+            reap_call(plan)
+        }
         program_main(plan)
     };
     if let Err((stage, error)) = enter_namespaces(ns.uid_map, ns.gid_map, ns.proc) {
@@ -1502,30 +1512,8 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
         // first (see `super::armed`).
         super::armed::fire(armed.space, plan);
         c_long::from(armed.pid)
-    } else if plan.program_stack.is_null() {
-        // SAFETY: as in `clone_child`: the program's process runs only
-        // `program_main`, which never returns.
-        let program =
-            unsafe { libc::syscall(libc::SYS_clone, libc::SIGCHLD as c_long, 0, 0, 0, 0) };
-        if program == 0 {
-            program_main(plan)
-        }
-        program
     } else {
-        // SAFETY: like `posix_spawn`, the program shares this process's
-        // memory, on its own stack (prepared by the parent, used by nothing
-        // else), until it calls `execve` or exits; this process is suspended
-        // until then (CLONE_VFORK), so nothing it reads changes under it.
-        // It runs only `program_entry`, which makes raw system calls and
-        // never returns. No page of this process is copied for it.
-        c_long::from(unsafe {
-            libc::clone(
-                program_entry,
-                plan.program_stack,
-                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-                (plan as *const ChildPlan<'_>).cast_mut().cast(),
-            )
-        })
+        clone_program(plan)
     };
     if program < 0 {
         fail(report, Stage::Fork, errno());
@@ -1570,6 +1558,244 @@ pub(super) fn run_call(plan: &ChildPlan<'_>) -> ! {
             }
         }
         libc::_exit(0)
+    }
+}
+
+/// Clones the program's process from the call's init (or reaper): its
+/// pid, or -1 (errno set).
+#[expect(unsafe_code)]
+fn clone_program(plan: &ChildPlan<'_>) -> c_long {
+    if plan.program_stack.is_null() {
+        // SAFETY: as in `clone_child`: the program's process runs only
+        // `program_main`, which never returns.
+        let program =
+            unsafe { libc::syscall(libc::SYS_clone, libc::SIGCHLD as c_long, 0, 0, 0, 0) };
+        if program == 0 {
+            program_main(plan)
+        }
+        program
+    } else {
+        // SAFETY: like `posix_spawn`, the program shares this process's
+        // memory, on its own stack (prepared by the parent, used by nothing
+        // else), until it calls `execve` or exits; this process is suspended
+        // until then (CLONE_VFORK), so nothing it reads changes under it.
+        // It runs only `program_entry`, which makes raw system calls and
+        // never returns. No page of this process is copied for it.
+        c_long::from(unsafe {
+            libc::clone(
+                program_entry,
+                plan.program_stack,
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                (plan as *const ChildPlan<'_>).cast_mut().cast(),
+            )
+        })
+    }
+}
+
+/// Whether `/proc/thread-self/children` lists a process's children here
+/// (Linux 4.2 with `CONFIG_PROC_CHILDREN`, and `/proc` mounted), asked
+/// once: a call without a PID namespace gets a reaper ([`reap_call`]) only
+/// then.
+pub(crate) fn children_listed() -> bool {
+    use std::sync::OnceLock;
+    static LISTED: OnceLock<bool> = OnceLock::new();
+    *LISTED.get_or_init(|| std::fs::File::open("/proc/thread-self/children").is_ok())
+}
+
+/// What the reaper's signal handlers ask of it ([`reap_call`]).
+static REAPER_ASKED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+/// Bit of [`REAPER_ASKED`]: pass SIGTERM on to every process of the call.
+const ASKED_TERMINATE: u32 = 1;
+/// Bit of [`REAPER_ASKED`]: end every process of the call now.
+const ASKED_END: u32 = 2;
+
+/// The signal that asks a call's reaper to end every process of the call
+/// at once (the parent's last word after SIGTERM and its grace, and the
+/// reaper's own when the integrator's thread that cloned it is gone).
+pub(crate) const END_THE_CALL: nix::sys::signal::Signal = nix::sys::signal::Signal::SIGUSR1;
+
+/// The reaper's handler: only notes what was asked (its wait for the
+/// program is interrupted and acts on it).
+extern "C" fn reaper_asked(signal: c_int) {
+    let bit = if signal == END_THE_CALL as c_int {
+        ASKED_END
+    } else {
+        ASKED_TERMINATE
+    };
+    REAPER_ASKED.fetch_or(bit, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// The call's reaper where it has no PID namespace (no user namespaces on
+/// the system): a process between the parent and the program, the
+/// "child subreaper" of everything the program starts, so that a process
+/// that leaves the call's process group and its parent (`setsid` and a
+/// double fork) is still its child, which it ends with the call. Once the
+/// program has exited (or the parent asks, or the integrator's thread that
+/// cloned it is gone), it kills every process of the call
+/// ([`end_descendants`]), reports the program's status like an init, and
+/// exits. A SIGTERM (the parent's, to the process group) is passed on to
+/// the processes that left the group too.
+///
+/// The parent uses a reaper only where `/proc/thread-self/children` lists
+/// a process's children ([`children_listed`]): without it a reaper could
+/// not find them.
+#[expect(unsafe_code)]
+fn reap_call(plan: &ChildPlan<'_>) -> ! {
+    let (report, stdin, output, landlock, status_pipe) = (
+        plan.report,
+        plan.stdin,
+        plan.output,
+        plan.landlock,
+        plan.status,
+    );
+    // SAFETY: raw calls on this process's own state, a static path and
+    // local buffers; the handler only sets an atomic.
+    unsafe {
+        let children = libc::open(
+            c"/proc/thread-self/children".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if children < 0 || libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
+            fail(report, Stage::Reaper, errno());
+        }
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = reaper_asked as extern "C" fn(c_int) as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        // No SA_RESTART: the wait below returns to act on it.
+        libc::sigaction(libc::SIGTERM, &action, std::ptr::null_mut());
+        libc::sigaction(END_THE_CALL as c_int, &action, std::ptr::null_mut());
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+        // Ended with the thread that cloned it, as before, but by a signal
+        // it handles: it ends the call's processes, then itself.
+        libc::prctl(libc::PR_SET_PDEATHSIG, END_THE_CALL as c_int, 0, 0, 0);
+        if parent_gone(report) {
+            fail(report, Stage::ParentGone, 0);
+        }
+        let program = clone_program(plan);
+        if program < 0 {
+            fail(report, Stage::Fork, errno());
+        }
+        libc::close(report);
+        libc::close(stdin);
+        libc::close(output);
+        if landlock >= 0 {
+            libc::close(landlock);
+        }
+        let mut program_status: Option<c_int> = None;
+        loop {
+            let mut status: c_int = 0;
+            let reaped = libc::waitpid(-1, &mut status, libc::__WALL);
+            if c_long::from(reaped) == program {
+                program_status = Some(status);
+                break;
+            }
+            let asked = REAPER_ASKED.swap(0, std::sync::atomic::Ordering::SeqCst);
+            if asked & ASKED_END != 0 {
+                break;
+            }
+            if asked & ASKED_TERMINATE != 0 {
+                signal_children(children, libc::SIGTERM);
+            }
+            if reaped < 0 && errno() == libc::ECHILD {
+                break;
+            }
+        }
+        let ended = end_descendants(children, program);
+        let status = program_status.or(ended).unwrap_or(libc::SIGKILL);
+        let mut record = [0u8; 8];
+        record[..4].copy_from_slice(&status.to_ne_bytes());
+        libc::write(status_pipe, record.as_ptr().cast(), record.len());
+        libc::_exit(0)
+    }
+}
+
+/// Sends `signal` to every child of this process listed in its
+/// `/proc/thread-self/children` (open at `children`); whether it listed
+/// any.
+#[expect(unsafe_code)]
+fn signal_children(children: c_int, signal: c_int) -> bool {
+    let mut text = [0u8; 4096];
+    let mut offset: libc::off_t = 0;
+    let mut any = false;
+    // A number cut by the end of one read is read whole by the next, which
+    // starts where the last full one ended.
+    loop {
+        // SAFETY: a raw pread of our own descriptor into a local buffer.
+        let read = unsafe { libc::pread(children, text.as_mut_ptr().cast(), text.len(), offset) };
+        let Ok(read) = usize::try_from(read) else {
+            return any;
+        };
+        if read == 0 {
+            return any;
+        }
+        let chunk = &text[..read];
+        let whole = if read == text.len() {
+            chunk
+                .iter()
+                .rposition(|byte| *byte == b' ')
+                .map_or(chunk, |space| &chunk[..=space])
+        } else {
+            chunk
+        };
+        for pid in whole.split(|byte| *byte == b' ') {
+            if let Some(pid) = decimal(pid).and_then(|pid| libc::pid_t::try_from(pid).ok())
+                && pid > 0
+            {
+                // SAFETY: a signal to a child of this process, which no
+                // one else reaps: its pid cannot have been reused.
+                unsafe { libc::kill(pid, signal) };
+                any = true;
+            }
+        }
+        if whole.is_empty() {
+            return any;
+        }
+        offset += libc::off_t::try_from(whole.len()).unwrap_or(libc::off_t::MAX);
+    }
+}
+
+/// Kills every process of the call, where it has no PID namespace: this
+/// reaper's children (as listed at `children`), reaped, then the orphans
+/// that their deaths make its children, until it has none. A process
+/// killed cannot fork any more, and every process the call started is a
+/// descendant of this subreaper, so the tree only shrinks. Returns the
+/// program's wait status if it was reaped here.
+#[expect(unsafe_code)]
+fn end_descendants(children: c_int, program: c_long) -> Option<c_int> {
+    let mut program_status = None;
+    loop {
+        signal_children(children, libc::SIGKILL);
+        let mut reaped_any = false;
+        loop {
+            let mut status: c_int = 0;
+            // SAFETY: a raw waitpid on a local status word.
+            let reaped = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG | libc::__WALL) };
+            if reaped < 0 {
+                if errno() == libc::EINTR {
+                    continue;
+                }
+                // ECHILD: no child left, so no process of the call.
+                return program_status;
+            }
+            if reaped == 0 {
+                break;
+            }
+            reaped_any = true;
+            if c_long::from(reaped) == program {
+                program_status = Some(status);
+            }
+        }
+        if !reaped_any {
+            // Killed, not yet reaped (or orphans not yet listed): a moment.
+            let pause = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 200_000,
+            };
+            // SAFETY: a raw nanosleep on a local duration.
+            unsafe { libc::nanosleep(&pause, std::ptr::null_mut()) };
+        }
     }
 }
 

@@ -21,8 +21,13 @@ pub(crate) struct Started {
     /// The child the parent supervises: the call's init with namespaces,
     /// otherwise the program itself.
     pub(crate) pid: Pid,
-    /// Where the init writes the program's wait status (namespaces only).
+    /// Where the init (or, without namespaces, the call's reaper) writes
+    /// the program's wait status.
     pub(crate) status: Option<OwnedFd>,
+    /// Whether `pid` is the call's reaper (no namespaces), which ends the
+    /// call's processes when sent [`spawn::END_THE_CALL`]: a SIGKILL would
+    /// end it before them.
+    pub(crate) reaper: bool,
     /// The call's temporary folder, removed when this is dropped.
     pub(crate) tmp: CallTmp,
     /// The call's pids cgroup, if it has one, removed when dropped.
@@ -235,8 +240,15 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
 
     let cgroup = match &plan.pids_base {
         Some(base) => Some(
-            PidsCgroup::create(base, request.limits.max_processes)
-                .map_err(supervise("create the call's pids cgroup"))?,
+            // the reaper, if any, is one of the cgroup's processes
+            PidsCgroup::create(
+                base,
+                request
+                    .limits
+                    .max_processes
+                    .saturating_add(u64::from(confinement.reaper)),
+            )
+            .map_err(supervise("create the call's pids cgroup"))?,
         ),
         None => None,
     };
@@ -256,7 +268,10 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     .map_err(errno_error("open /dev/null"))?;
     let (report_r, report_w) =
         nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(errno_error("create the report pipe"))?;
-    let (status_r, status_w) = if confinement.namespaces {
+    // Without namespaces, a reaper between the parent and the program ends
+    // what leaves the call's process group (see `spawn::reap_call`).
+    let reaper = confinement.reaper;
+    let (status_r, status_w) = if confinement.namespaces || reaper {
         let (r, w) =
             nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(errno_error("create the status pipe"))?;
         (Some(r), Some(w))
@@ -301,7 +316,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             max_processes: request.limits.max_processes,
             linger: super::expected() == super::Expect::OneCall,
         }),
-        program_stack: if confinement.namespaces {
+        program_stack: if confinement.namespaces || reaper {
             program_stack_top
         } else {
             std::ptr::null_mut()
@@ -356,6 +371,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     Ok(Started {
         pid,
         status: status_r,
+        reaper,
         tmp,
         cgroup,
         watched: if writes {

@@ -97,6 +97,10 @@ pub(crate) const ALL: &[Case] = &[
         sigkill_of_the_integrator_ends_its_calls,
     ),
     (
+        "without_namespaces_nothing_outlives_the_call_either",
+        without_namespaces_nothing_outlives_the_call_either,
+    ),
+    (
         "plant_a_tool_then_have_the_integrator_killed",
         plant_a_tool_then_have_the_integrator_killed,
     ),
@@ -1038,6 +1042,106 @@ fn sigkill_of_the_integrator_ends_its_calls() {
         }
         child.kill().unwrap();
         child.wait().unwrap();
+        let alive = survivors(&marker, Duration::from_secs(1));
+        kill_all(&marker);
+        !alive.is_empty()
+    });
+}
+
+/// A system without user namespaces: no PID namespace ends the call's
+/// processes, its reaper does. A `setsid` and double fork (which leaves the
+/// call's process group and its parent) outlives neither the call's end,
+/// nor its timeout (the program and the escaped process both ignoring
+/// SIGTERM), nor a SIGKILL of the integrator. The integrator runs as an
+/// unprivileged user, as where user namespaces are refused to users (as
+/// root, the call's pids cgroup would end its processes as well).
+fn without_namespaces_nothing_outlives_the_call_either() {
+    const NOBODY: (u32, u32) = (65534, 65534);
+    assert!(
+        nix::unistd::geteuid().is_root(),
+        "this case runs the integrator as an unprivileged user and needs root to switch to it"
+    );
+    let (_holder, exe, world) = unprivileged_world(NOBODY.0, NOBODY.1);
+    let escape = |marker: &str, then: &str| {
+        format!(
+            "import os, signal, time\n\
+             signal.signal(signal.SIGTERM, signal.SIG_IGN)\n\
+             if os.fork() == 0:\n\
+             \x20   os.setsid()\n\
+             \x20   if os.fork() == 0:\n\
+             \x20       os.close(1); os.close(2)\n\
+             \x20       time.sleep(30)  # {marker}\n\
+             \x20   os._exit(0)\n\
+             {then}\n"
+        )
+    };
+    let without = [(crate::integrator::WITHOUT, "namespaces")];
+    let short = [
+        (crate::integrator::WITHOUT, "namespaces"),
+        (crate::integrator::TIMEOUT_MS, "700"),
+    ];
+    let launch = |on: bool, env: &[(&str, &str)], argv: &[&str]| {
+        Launch {
+            contained: on,
+            user: Some(NOBODY),
+            exe: exe.clone(),
+            env: if on { env } else { &[] },
+            ..Launch::in_world(&world, argv)
+        }
+        .command()
+    };
+    let report = launch(true, &without, &["true"]).output().unwrap();
+    let report = String::from_utf8_lossy(&report.stdout);
+    assert!(
+        report.contains("a reaper of the call's processes") && !report.contains("pid+mount"),
+        "the tier without namespaces has a reaper: {report}"
+    );
+    let marker = format!("REAPED-{}", support::nonce());
+    let script = escape(&marker, "time.sleep(0.3)");
+    twice("setsid escape without namespaces", |on| {
+        launch(on, &without, &["python3", "-c", &script])
+            .output()
+            .unwrap();
+        let alive = survivors(&marker, Duration::from_millis(300));
+        kill_all(&marker);
+        !alive.is_empty()
+    });
+    // At the timeout: SIGTERM, ignored by all; after the grace, the reaper
+    // ends them.
+    let marker = format!("REAPED-TIMEOUT-{}", support::nonce());
+    let script = escape(&marker, "time.sleep(30)");
+    let started = Instant::now();
+    let output = launch(true, &short, &["python3", "-c", &script])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(report.contains("timeout"), "{report}");
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "the call ended at its timeout and grace, not the program's end: {:?}",
+        started.elapsed()
+    );
+    let alive = survivors(&marker, Duration::from_millis(300));
+    kill_all(&marker);
+    assert!(alive.is_empty(), "survived the timeout: {alive:?}");
+    // SIGKILL of the integrator, once the escaped process runs (the
+    // integrator's command line holds the marker too: three processes).
+    let marker = format!("REAPED-ORPHAN-{}", support::nonce());
+    let script = escape(&marker, &format!("time.sleep(30)  # {marker}"));
+    twice("integrator killed without namespaces", |on| {
+        let mut integrator = launch(on, &without, &["python3", "-c", &script])
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while support::processes_with(&marker).len() < 3 {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the call never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        integrator.kill().unwrap();
+        integrator.wait().unwrap();
         let alive = survivors(&marker, Duration::from_secs(1));
         kill_all(&marker);
         !alive.is_empty()

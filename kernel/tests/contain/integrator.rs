@@ -22,7 +22,13 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     } else {
         Access::ReadOnly
     };
-    let limits = support::limits();
+    let limits = match std::env::var(TIMEOUT_MS)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        Some(ms) => support::limits().with_timeout(std::time::Duration::from_millis(ms)),
+        None => support::limits(),
+    };
     // A descriptor without close-on-exec, as a foreign library might leave
     // it: no process of a call may hold it.
     let canary = std::env::var_os(CANARY_FILE).and_then(|path| std::fs::File::create(path).ok());
@@ -210,6 +216,9 @@ pub(crate) const CANARY_FILE: &str = "JIG_TEST_CANARY_FILE";
 /// kernel runs without, comma-separated (`landlock,seccomp`), as on a
 /// system that lacks them.
 pub(crate) const WITHOUT: &str = "JIG_TEST_WITHOUT";
+/// Set in an integrator's environment: its calls' timeout, in milliseconds
+/// (the suite's otherwise).
+pub(crate) const TIMEOUT_MS: &str = "JIG_TEST_TIMEOUT_MS";
 /// Paths the integrator's kernel keeps read-only, comma-separated.
 pub(crate) const READ_ONLY: &str = "JIG_TEST_READ_ONLY";
 /// Set in an integrator's environment: its kernel hides the files named
