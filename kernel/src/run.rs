@@ -574,12 +574,13 @@ impl Watch {
                         }
                         killed = true;
                     }
-                    // A reaper that did not end within a second grace
-                    // (stopped from outside) is killed with its group.
+                    // A reaper that has not ended the call a moment after
+                    // it was asked (stopped from outside) is killed with
+                    // its group.
                     Some(at)
                         if matches!(exit, Exit::Reaper(_))
                             && !forced
-                            && now >= at + limits.grace * 2 =>
+                            && now >= at + limits.grace + REAPER_ENDS_WITHIN =>
                     {
                         signal_group(pid, Signal::SIGKILL);
                         forced = true;
@@ -657,6 +658,10 @@ impl Exit<'_> {
         }
     }
 }
+
+/// How long a call's reaper, asked to end the call, may take before it is
+/// killed with its process group (it takes milliseconds).
+const REAPER_ENDS_WITHIN: Duration = Duration::from_secs(1);
 
 /// Asks the call's reaper `pid` to end every process of the call, then
 /// itself.

@@ -1076,9 +1076,11 @@ fn without_namespaces_nothing_outlives_the_call_either() {
         )
     };
     let without = [(crate::integrator::WITHOUT, "namespaces")];
+    // No grace at all: the end comes right after the SIGTERM.
     let short = [
         (crate::integrator::WITHOUT, "namespaces"),
         (crate::integrator::TIMEOUT_MS, "700"),
+        (crate::integrator::GRACE_MS, "0"),
     ];
     let launch = |on: bool, env: &[(&str, &str)], argv: &[&str]| {
         Launch {

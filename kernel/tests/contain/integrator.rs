@@ -22,13 +22,19 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
     } else {
         Access::ReadOnly
     };
-    let limits = match std::env::var(TIMEOUT_MS)
-        .ok()
-        .and_then(|ms| ms.parse().ok())
-    {
-        Some(ms) => support::limits().with_timeout(std::time::Duration::from_millis(ms)),
-        None => support::limits(),
+    let millis = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .and_then(|ms| ms.parse().ok())
+            .map(std::time::Duration::from_millis)
     };
+    let mut limits = support::limits();
+    if let Some(timeout) = millis(TIMEOUT_MS) {
+        limits = limits.with_timeout(timeout);
+    }
+    if let Some(grace) = millis(GRACE_MS) {
+        limits = limits.with_grace(grace);
+    }
     // A descriptor without close-on-exec, as a foreign library might leave
     // it: no process of a call may hold it.
     let canary = std::env::var_os(CANARY_FILE).and_then(|path| std::fs::File::create(path).ok());
@@ -219,6 +225,9 @@ pub(crate) const WITHOUT: &str = "JIG_TEST_WITHOUT";
 /// Set in an integrator's environment: its calls' timeout, in milliseconds
 /// (the suite's otherwise).
 pub(crate) const TIMEOUT_MS: &str = "JIG_TEST_TIMEOUT_MS";
+/// Set in an integrator's environment: the grace between its calls'
+/// SIGTERM and their end, in milliseconds (the suite's otherwise).
+pub(crate) const GRACE_MS: &str = "JIG_TEST_GRACE_MS";
 /// Paths the integrator's kernel keeps read-only, comma-separated.
 pub(crate) const READ_ONLY: &str = "JIG_TEST_READ_ONLY";
 /// Set in an integrator's environment: its kernel hides the files named
