@@ -854,19 +854,28 @@ fn exec_a_copy_in_the_temporary_folder() {
     });
 }
 
-fn setsid_double_fork_outlives_the_call() {
-    let world = World::new();
-    let marker = format!("ESCAPE-{}", support::nonce());
-    let script = format!(
-        "import os, time\n\
+/// A Python script whose grandchild, marked with `marker`, leaves the
+/// call's process group and its parent (`setsid`, then a double fork) and
+/// sleeps 30 s, ignoring SIGTERM as the script does; the script then runs
+/// `then`.
+fn escape(marker: &str, then: &str) -> String {
+    format!(
+        "import os, signal, time\n\
+         signal.signal(signal.SIGTERM, signal.SIG_IGN)\n\
          if os.fork() == 0:\n\
          \x20   os.setsid()\n\
          \x20   if os.fork() == 0:\n\
          \x20       os.close(1); os.close(2)\n\
          \x20       time.sleep(30)  # {marker}\n\
          \x20   os._exit(0)\n\
-         time.sleep(0.3)\n"
-    );
+         {then}\n"
+    )
+}
+
+fn setsid_double_fork_outlives_the_call() {
+    let world = World::new();
+    let marker = format!("ESCAPE-{}", support::nonce());
+    let script = escape(&marker, "time.sleep(0.3)");
     twice("setsid escape", |on| {
         run_py(&world, on, Access::ReadOnly, &script);
         let alive = survivors(&marker, Duration::from_millis(300));
@@ -1031,20 +1040,8 @@ fn sigkill_of_the_integrator_ends_its_calls() {
             exe: exe.clone(),
             ..Launch::in_world(&world, &argv)
         };
-        let mut child = launch.command().spawn().unwrap();
-        let start = Instant::now();
-        while support::processes_with(&marker).len() < 2 {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "the call never started"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        child.kill().unwrap();
-        child.wait().unwrap();
-        let alive = survivors(&marker, Duration::from_secs(1));
-        kill_all(&marker);
-        !alive.is_empty()
+        let child = launch.command().spawn().unwrap();
+        !support::kill_once_running(child, &marker, 2).is_empty()
     });
 }
 
@@ -1056,25 +1053,7 @@ fn sigkill_of_the_integrator_ends_its_calls() {
 /// unprivileged user, as where user namespaces are refused to users (as
 /// root, the call's pids cgroup would end its processes as well).
 fn without_namespaces_nothing_outlives_the_call_either() {
-    const NOBODY: (u32, u32) = (65534, 65534);
-    assert!(
-        nix::unistd::geteuid().is_root(),
-        "this case runs the integrator as an unprivileged user and needs root to switch to it"
-    );
-    let (_holder, exe, world) = unprivileged_world(NOBODY.0, NOBODY.1);
-    let escape = |marker: &str, then: &str| {
-        format!(
-            "import os, signal, time\n\
-             signal.signal(signal.SIGTERM, signal.SIG_IGN)\n\
-             if os.fork() == 0:\n\
-             \x20   os.setsid()\n\
-             \x20   if os.fork() == 0:\n\
-             \x20       os.close(1); os.close(2)\n\
-             \x20       time.sleep(30)  # {marker}\n\
-             \x20   os._exit(0)\n\
-             {then}\n"
-        )
-    };
+    let (_holder, exe, world) = unprivileged_world();
     let without = [(crate::integrator::WITHOUT, "namespaces")];
     // No grace at all: the end comes right after the SIGTERM.
     let short = [
@@ -1131,22 +1110,10 @@ fn without_namespaces_nothing_outlives_the_call_either() {
     let marker = format!("REAPED-ORPHAN-{}", support::nonce());
     let script = escape(&marker, &format!("time.sleep(30)  # {marker}"));
     twice("integrator killed without namespaces", |on| {
-        let mut integrator = launch(on, &without, &["python3", "-c", &script])
+        let integrator = launch(on, &without, &["python3", "-c", &script])
             .spawn()
             .unwrap();
-        let start = Instant::now();
-        while support::processes_with(&marker).len() < 3 {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "the call never started"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        integrator.kill().unwrap();
-        integrator.wait().unwrap();
-        let alive = survivors(&marker, Duration::from_secs(1));
-        kill_all(&marker);
-        !alive.is_empty()
+        !support::kill_once_running(integrator, &marker, 3).is_empty()
     });
 }
 
@@ -1246,7 +1213,17 @@ fn plant_a_tool_then_have_the_integrator_killed() {
 
 /// A copy of this binary that any user can execute, and folders owned by
 /// `uid`.
-fn unprivileged_world(uid: u32, gid: u32) -> (tempfile::TempDir, std::path::PathBuf, World) {
+/// The unprivileged user the integrator runs as in some cases.
+const NOBODY: (u32, u32) = (65534, 65534);
+
+/// A world of [`NOBODY`]'s (its folders and canary), and a copy of this
+/// binary it can run; needs root, to switch to it.
+fn unprivileged_world() -> (tempfile::TempDir, std::path::PathBuf, World) {
+    let (uid, gid) = NOBODY;
+    assert!(
+        nix::unistd::geteuid().is_root(),
+        "this case runs the integrator as an unprivileged user and needs root to switch to it"
+    );
     let holder = tempfile::tempdir().unwrap();
     std::fs::set_permissions(holder.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let exe = holder.path().join("contain-suite");
@@ -1266,12 +1243,7 @@ fn unprivileged_world(uid: u32, gid: u32) -> (tempfile::TempDir, std::path::Path
 }
 
 fn unprivileged_integrator_is_contained_the_same() {
-    const NOBODY: (u32, u32) = (65534, 65534);
-    assert!(
-        nix::unistd::geteuid().is_root(),
-        "this case runs the integrator as an unprivileged user and needs root to switch to it"
-    );
-    let (_holder, exe, world) = unprivileged_world(NOBODY.0, NOBODY.1);
+    let (_holder, exe, world) = unprivileged_world();
     let launch = |on: bool, access: Access, argv: &[&str]| {
         Launch {
             contained: on,

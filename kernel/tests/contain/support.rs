@@ -184,6 +184,29 @@ pub(crate) fn survivors(marker: &str, limit: Duration) -> Vec<i32> {
     }
 }
 
+/// Once `running` processes carry `marker` (the integrator's own command
+/// line may be one), SIGKILLs the integrator `child`; returns the processes
+/// carrying `marker` still alive a second later (and kills them).
+pub(crate) fn kill_once_running(
+    mut child: std::process::Child,
+    marker: &str,
+    running: usize,
+) -> Vec<i32> {
+    let start = Instant::now();
+    while processes_with(marker).len() < running {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the call never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let alive = survivors(marker, Duration::from_secs(1));
+    kill_all(marker);
+    alive
+}
+
 /// Kills every process carrying `marker` (cleanup after a case that showed
 /// an escape with containment off).
 pub(crate) fn kill_all(marker: &str) {
