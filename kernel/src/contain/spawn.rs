@@ -1736,7 +1736,20 @@ fn reaper_wait(
             if count.is_some() {
                 // Wait first: a program that ends within the interval
                 // (most do) is never counted.
-                wait_a_tick(exit_fd);
+                if exit_fd >= 0 {
+                    let mut poll = libc::pollfd {
+                        fd: exit_fd,
+                        events: libc::POLLIN,
+                        revents: 0,
+                    };
+                    libc::poll(&mut poll, 1, WATCH_MILLIS);
+                } else {
+                    let pause = libc::timespec {
+                        tv_sec: 0,
+                        tv_nsec: i64::from(WATCH_MILLIS) * 1_000_000,
+                    };
+                    libc::nanosleep(&pause, std::ptr::null_mut());
+                }
             }
             let flags = if count.is_some() { libc::WNOHANG } else { 0 };
             loop {
@@ -2121,7 +2134,20 @@ fn watch(program: c_long, limit: u64, proc_fd: c_int) -> (c_int, bool) {
         loop {
             // Wait first: a program that ends within the interval (most do)
             // is never counted.
-            wait_a_tick(exit_fd);
+            if exit_fd >= 0 {
+                let mut poll = libc::pollfd {
+                    fd: exit_fd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                libc::poll(&mut poll, 1, WATCH_MILLIS);
+            } else {
+                let pause = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: i64::from(WATCH_MILLIS) * 1_000_000,
+                };
+                libc::nanosleep(&pause, std::ptr::null_mut());
+            }
             let mut status: c_int = 0;
             loop {
                 let reaped = libc::waitpid(-1, &mut status, libc::WNOHANG | libc::__WALL);
@@ -2156,30 +2182,6 @@ fn watch(program: c_long, limit: u64, proc_fd: c_int) -> (c_int, bool) {
                 over = true;
                 libc::kill(-1, libc::SIGKILL);
             }
-        }
-    }
-}
-
-/// Waits [`WATCH_MILLIS`], or less when the program behind the pidfd
-/// `exit_fd` (-1: none) exits first.
-#[expect(unsafe_code)]
-fn wait_a_tick(exit_fd: c_int) {
-    // SAFETY: a raw poll on one local pollfd, or a raw nanosleep on a local
-    // duration.
-    unsafe {
-        if exit_fd >= 0 {
-            let mut poll = libc::pollfd {
-                fd: exit_fd,
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            libc::poll(&mut poll, 1, WATCH_MILLIS);
-        } else {
-            let pause = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: i64::from(WATCH_MILLIS) * 1_000_000,
-            };
-            libc::nanosleep(&pause, std::ptr::null_mut());
         }
     }
 }
