@@ -2212,34 +2212,72 @@ fn decimal(digits: &[u8]) -> Option<u64> {
 /// The number of tasks (processes and their threads, as `RLIMIT_NPROC`
 /// counts them) of the namespace: every `/proc/<pid>/stat`'s thread count,
 /// read with raw `getdents64`, `openat` and `read` into stack buffers.
+#[expect(unsafe_code)]
 fn count_processes(proc_fd: c_int) -> u64 {
-    #[expect(unsafe_code)]
-    // SAFETY: a raw lseek of our own descriptor, to list it from its start.
+    let mut buffer = [0u8; 8192];
+    let mut count = 0u64;
+    // SAFETY: lseek and getdents64 on our own descriptor into a local
+    // buffer; each record is read within the length the kernel returned.
     unsafe {
         libc::lseek(proc_fd, 0, libc::SEEK_SET);
+        loop {
+            let read = libc::syscall(
+                libc::SYS_getdents64,
+                proc_fd,
+                buffer.as_mut_ptr(),
+                buffer.len(),
+            );
+            let Ok(read) = usize::try_from(read) else {
+                break;
+            };
+            if read == 0 {
+                break;
+            }
+            let mut offset = 0;
+            // struct linux_dirent64: d_ino u64, d_off i64, d_reclen u16,
+            // d_type u8, then the NUL-terminated name.
+            while offset + 19 < read {
+                let reclen = usize::from(u16::from_ne_bytes([
+                    buffer[offset + 16],
+                    buffer[offset + 17],
+                ]));
+                if reclen == 0 || offset + reclen > read {
+                    break;
+                }
+                let name = &buffer[offset + 19..offset + reclen];
+                if name.first().is_some_and(u8::is_ascii_digit) {
+                    count += threads_of(proc_fd, name);
+                }
+                offset += reclen;
+            }
+        }
     }
-    let mut count = 0u64;
-    for_each_entry(proc_fd, |pid| {
-        count += threads_of(proc_fd, pid);
-        true
-    });
     count
 }
 
-/// The thread count of process `pid` (an entry of `/proc` at `proc_fd`):
-/// field 20 of its `stat`; 1 when it cannot be read, 0 when it is gone.
+/// The thread count of the process whose `/proc` entry is `name` (NUL
+/// terminated): field 20 of its `stat`; 1 when it cannot be read.
 #[expect(unsafe_code)]
-fn threads_of(proc_fd: c_int, pid: libc::pid_t) -> u64 {
-    let mut path = Path64::new();
-    path.number(pid);
-    path.text(b"/stat");
+fn threads_of(proc_fd: c_int, name: &[u8]) -> u64 {
+    let mut path = [0u8; 32];
+    let len = name.iter().position(|&b| b == 0).unwrap_or(name.len());
+    if len + b"/stat\0".len() > path.len() {
+        return 1;
+    }
+    path[..len].copy_from_slice(&name[..len]);
+    path[len..len + 6].copy_from_slice(b"/stat\0");
     let mut stat = [0u8; 1024];
-    // SAFETY: one read of the descriptor just opened into a local buffer,
-    // then its close.
+    // SAFETY: openat on a NUL-terminated local path relative to our own
+    // /proc descriptor, one read into a local buffer, close.
     let read = unsafe {
-        let Some(fd) = path.open(proc_fd) else {
+        let fd = libc::openat(
+            proc_fd,
+            path.as_ptr().cast(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
             return 0;
-        };
+        }
         let read = libc::read(fd, stat.as_mut_ptr().cast(), stat.len());
         libc::close(fd);
         read

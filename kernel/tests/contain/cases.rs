@@ -900,25 +900,19 @@ fn bomb(marker: &str) -> String {
     )
 }
 
-/// Asserts that no process of a bomb marked `marker` is left a second
-/// after its call (and kills any that is).
-fn none_outlived_the_bomb(marker: &str) {
-    let alive = survivors(marker, Duration::from_secs(1));
-    kill_all(marker);
-    assert!(
-        alive.is_empty(),
-        "bomb processes outlived the call: {}",
-        alive.len()
-    );
-}
-
 fn fork_bomb_is_bounded() {
     let world = World::new();
     let marker = format!("BOMB-{}", support::nonce());
     let script = format!("import os, time\n{}", bomb(&marker));
     twice("fork bomb", |on| {
         let text = run_py(&world, on, Access::ReadOnly, &script);
-        none_outlived_the_bomb(&marker);
+        let alive = survivors(&marker, Duration::from_secs(1));
+        kill_all(&marker);
+        assert!(
+            alive.is_empty(),
+            "bomb processes outlived the call: {}",
+            alive.len()
+        );
         text.contains("made 400")
     });
 }
@@ -1121,7 +1115,13 @@ fn without_namespaces_nothing_outlives_the_call_either() {
             .output()
             .unwrap();
         let text = String::from_utf8_lossy(&output.stdout).into_owned();
-        none_outlived_the_bomb(&marker);
+        let alive = survivors(&marker, Duration::from_secs(1));
+        kill_all(&marker);
+        assert!(
+            alive.is_empty(),
+            "bomb processes outlived the call: {}",
+            alive.len()
+        );
         assert!(
             !on || text.contains("process limit"),
             "the bound ended the call: {text}"
