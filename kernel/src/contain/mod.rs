@@ -177,8 +177,8 @@ impl Confinement {
         }
         if !self.namespaces && self.reaper {
             missing.push(
-                "user namespaces (no pid or mount namespace: the temporary folder is bounded \
-                 per file only)",
+                "user namespaces (no pid or mount namespace: the process count and the \
+                 temporary folder are bounded per file only)",
             );
         } else if !self.namespaces {
             missing.push(
@@ -511,7 +511,6 @@ impl Plan {
         } else {
             cgroup::pids_base()
         };
-        let reaper = !mechanisms.namespaces && spawn::children_listed();
         let confinement = Confinement {
             landlock_abi: mechanisms.landlock_abi.map(|abi| abi.min(6)),
             seccomp: seccomp_read_only.is_some() && seccomp_write.is_some(),
@@ -521,12 +520,11 @@ impl Plan {
             // the operating system exempts, the call's init counts (it needs
             // the private /proc); without namespaces, a pids cgroup where one
             // can be made. Reported only where one of them applies.
-            // (Without namespaces nor a pids cgroup, the reaper counts.)
-            process_limit: (namespaces_bound || pids_base.is_some() || reaper)
+            process_limit: (namespaces_bound || pids_base.is_some())
                 .then_some(limits.max_processes),
             tmp_limit: mechanisms.namespaces.then_some(limits.max_tmp),
             protected_paths: false,
-            reaper,
+            reaper: !mechanisms.namespaces && spawn::children_listed(),
         };
         let (uid_map, gid_map) = identity_maps();
         Arc::new(Plan {

@@ -214,9 +214,6 @@ pub(crate) struct ChildPlan<'a> {
     /// Set by a warm init on its copy of the plan: the call's tmpfs, as
     /// the call asks for it, was mounted before the call came.
     pub(crate) tmp_mounted: bool,
-    /// The process bound the call's reaper (no namespaces) enforces by
-    /// counting the call's tasks, where no pids cgroup bounds them.
-    pub(crate) reaper_count: Option<u64>,
 }
 
 /// A call's seccomp filter, as an armed process is armed with it.
@@ -981,7 +978,6 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
         template: None,
         armed: None,
         tmp_mounted: false,
-        reaper_count: None,
     };
     let pid = clone_probe(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
     drop(report_w);
@@ -1677,18 +1673,6 @@ fn reap_call(plan: &ChildPlan<'_>) -> ! {
         if parent_gone(report) {
             fail(report, Stage::ParentGone, 0);
         }
-        // Counting needs `/proc` (opened before the program exists, see
-        // `run_call`) and a moment between counts; otherwise it waits.
-        let proc_fd = match plan.reaper_count {
-            Some(_) => libc::open(
-                c"/proc".as_ptr(),
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            ),
-            None => -1,
-        };
-        if plan.reaper_count.is_some() && proc_fd < 0 {
-            fail(report, Stage::Reaper, errno());
-        }
         let program = clone_program(plan);
         if program < 0 {
             fail(report, Stage::Fork, errno());
@@ -1699,85 +1683,31 @@ fn reap_call(plan: &ChildPlan<'_>) -> ! {
         if landlock >= 0 {
             libc::close(landlock);
         }
-        let (program_status, over_limit) = reaper_wait(
-            program,
-            children,
-            plan.reaper_count.map(|limit| (limit, proc_fd)),
-        );
-        let ended = end_descendants(children, program);
-        let status = program_status.or(ended).unwrap_or(libc::SIGKILL);
-        let mut record = [0u8; 8];
-        record[..4].copy_from_slice(&status.to_ne_bytes());
-        record[4..].copy_from_slice(&i32::from(over_limit).to_ne_bytes());
-        libc::write(status_pipe, record.as_ptr().cast(), record.len());
-        libc::_exit(0)
-    }
-}
-
-/// The reaper's wait: reaps its children until the program is reaped (its
-/// wait status), the parent asks for the end, or, with `count` (a bound
-/// and an open `/proc`), the call's tasks pass the bound (then `true`),
-/// counted every [`WATCH_MILLIS`]. A SIGTERM is passed on to its children
-/// (those that left the process group) as it comes.
-#[expect(unsafe_code)]
-fn reaper_wait(
-    program: c_long,
-    children: c_int,
-    count: Option<(u64, c_int)>,
-) -> (Option<c_int>, bool) {
-    // SAFETY: raw pidfd_open, poll, nanosleep and waitpid on local values.
-    unsafe {
-        let exit_fd = if count.is_some() {
-            libc::syscall(libc::SYS_pidfd_open, program, 0) as c_int
-        } else {
-            -1
-        };
+        let mut program_status: Option<c_int> = None;
         loop {
-            if count.is_some() {
-                // Wait first: a program that ends within the interval
-                // (most do) is never counted.
-                if exit_fd >= 0 {
-                    let mut poll = libc::pollfd {
-                        fd: exit_fd,
-                        events: libc::POLLIN,
-                        revents: 0,
-                    };
-                    libc::poll(&mut poll, 1, WATCH_MILLIS);
-                } else {
-                    let pause = libc::timespec {
-                        tv_sec: 0,
-                        tv_nsec: i64::from(WATCH_MILLIS) * 1_000_000,
-                    };
-                    libc::nanosleep(&pause, std::ptr::null_mut());
-                }
-            }
-            let flags = if count.is_some() { libc::WNOHANG } else { 0 };
-            loop {
-                let mut status: c_int = 0;
-                let reaped = libc::waitpid(-1, &mut status, flags | libc::__WALL);
-                if c_long::from(reaped) == program {
-                    return (Some(status), false);
-                }
-                if reaped < 0 && errno() == libc::ECHILD {
-                    return (None, false);
-                }
-                if reaped <= 0 {
-                    break;
-                }
+            let mut status: c_int = 0;
+            let reaped = libc::waitpid(-1, &mut status, libc::__WALL);
+            if c_long::from(reaped) == program {
+                program_status = Some(status);
+                break;
             }
             let asked = REAPER_ASKED.swap(0, std::sync::atomic::Ordering::SeqCst);
             if asked & ASKED_END != 0 {
-                return (None, false);
+                break;
             }
             if asked & ASKED_TERMINATE != 0 {
                 signal_children(children, libc::SIGTERM);
             }
-            if let Some((limit, proc_fd)) = count
-                && count_descendants(children, proc_fd, limit) > limit
-            {
-                return (None, true);
+            if reaped < 0 && errno() == libc::ECHILD {
+                break;
             }
         }
+        let ended = end_descendants(children, program);
+        let status = program_status.or(ended).unwrap_or(libc::SIGKILL);
+        let mut record = [0u8; 8];
+        record[..4].copy_from_slice(&status.to_ne_bytes());
+        libc::write(status_pipe, record.as_ptr().cast(), record.len());
+        libc::_exit(0)
     }
 }
 
@@ -1786,33 +1716,19 @@ fn reaper_wait(
 /// any.
 #[expect(unsafe_code)]
 fn signal_children(children: c_int, signal: c_int) -> bool {
-    let mut any = false;
-    for_each_listed(children, |pid| {
-        // SAFETY: a signal to a child of this process, which no one else
-        // reaps: its pid cannot have been reused.
-        unsafe { libc::kill(pid, signal) };
-        any = true;
-        true
-    });
-    any
-}
-
-/// Calls `each` with every pid listed (space-separated) in the `children`
-/// file open at `fd`, read from its start, until `each` returns false.
-fn for_each_listed(fd: c_int, mut each: impl FnMut(libc::pid_t) -> bool) {
     let mut text = [0u8; 4096];
     let mut offset: libc::off_t = 0;
+    let mut any = false;
     // A number cut by the end of one read is read whole by the next, which
     // starts where the last full one ended.
     loop {
-        #[expect(unsafe_code)]
         // SAFETY: a raw pread of our own descriptor into a local buffer.
-        let read = unsafe { libc::pread(fd, text.as_mut_ptr().cast(), text.len(), offset) };
+        let read = unsafe { libc::pread(children, text.as_mut_ptr().cast(), text.len(), offset) };
         let Ok(read) = usize::try_from(read) else {
-            return;
+            return any;
         };
         if read == 0 {
-            return;
+            return any;
         }
         let chunk = &text[..read];
         let whole = if read == text.len() {
@@ -1826,184 +1742,17 @@ fn for_each_listed(fd: c_int, mut each: impl FnMut(libc::pid_t) -> bool) {
         for pid in whole.split(|byte| *byte == b' ') {
             if let Some(pid) = decimal(pid).and_then(|pid| libc::pid_t::try_from(pid).ok())
                 && pid > 0
-                && !each(pid)
             {
-                return;
+                // SAFETY: a signal to a child of this process, which no
+                // one else reaps: its pid cannot have been reused.
+                unsafe { libc::kill(pid, signal) };
+                any = true;
             }
         }
         if whole.is_empty() {
-            return;
+            return any;
         }
         offset += libc::off_t::try_from(whole.len()).unwrap_or(libc::off_t::MAX);
-    }
-}
-
-/// How many processes a count of the call's tasks keeps pending at most.
-const PENDING: usize = 4096;
-
-/// The tasks (processes and their threads, as `RLIMIT_NPROC` counts them)
-/// below this reaper, as far as `limit` (a count past it is cut short: the
-/// call is over its bound): the reaper's children (listed at `children`),
-/// then, for each task of each process, the children it made (its
-/// `/proc/PID/task/TID/children`), read with raw calls into stack buffers
-/// relative to `proc_fd`. Processes not yet counted wait in a stack of
-/// [`PENDING`]; each is a task of the call, so a full stack is a count of
-/// at least that many.
-fn count_descendants(children: c_int, proc_fd: c_int, limit: u64) -> u64 {
-    let mut pending = [0 as libc::pid_t; PENDING];
-    let mut top = 0usize;
-    let mut full = false;
-    let push = |pending: &mut [libc::pid_t; PENDING], top: &mut usize, pid| {
-        if let Some(slot) = pending.get_mut(*top) {
-            *slot = pid;
-            *top += 1;
-            true
-        } else {
-            false
-        }
-    };
-    for_each_listed(children, |pid| {
-        full = !push(&mut pending, &mut top, pid);
-        !full
-    });
-    let mut counted = 0u64;
-    while top > 0 && !full {
-        if counted.saturating_add(top as u64) > limit {
-            return limit.saturating_add(1);
-        }
-        top -= 1;
-        let pid = pending[top];
-        let mut path = Path64::new();
-        path.number(pid);
-        path.text(b"/task");
-        let Some(tasks) = path.open_dir(proc_fd) else {
-            continue;
-        };
-        for_each_entry(tasks, |tid| {
-            counted += 1;
-            let mut path = Path64::new();
-            path.number(pid);
-            path.text(b"/task/");
-            path.number(tid);
-            path.text(b"/children");
-            if let Some(fd) = path.open(proc_fd) {
-                for_each_listed(fd, |child| {
-                    full = !push(&mut pending, &mut top, child);
-                    !full
-                });
-                close(fd);
-            }
-            !full
-        });
-        close(tasks);
-    }
-    if full {
-        return (PENDING as u64).max(counted);
-    }
-    counted
-}
-
-/// Closes a descriptor of this process.
-fn close(fd: c_int) {
-    #[expect(unsafe_code)]
-    // SAFETY: closing a descriptor this process opened.
-    unsafe {
-        libc::close(fd);
-    }
-}
-
-/// Calls `each` with every numeric entry of the directory open at `dir`
-/// (its tasks), until `each` returns false.
-fn for_each_entry(dir: c_int, mut each: impl FnMut(libc::pid_t) -> bool) {
-    let mut buffer = [0u8; 2048];
-    loop {
-        #[expect(unsafe_code)]
-        // SAFETY: getdents64 on our own descriptor into a local buffer.
-        let read =
-            unsafe { libc::syscall(libc::SYS_getdents64, dir, buffer.as_mut_ptr(), buffer.len()) };
-        let Ok(read) = usize::try_from(read) else {
-            return;
-        };
-        if read == 0 {
-            return;
-        }
-        let mut offset = 0;
-        // struct linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type
-        // u8, then the NUL-terminated name.
-        while offset + 19 < read {
-            let reclen = usize::from(u16::from_ne_bytes([
-                buffer[offset + 16],
-                buffer[offset + 17],
-            ]));
-            if reclen == 0 || offset + reclen > read {
-                return;
-            }
-            let name = &buffer[offset + 19..offset + reclen];
-            let name = &name[..name.iter().position(|b| *b == 0).unwrap_or(name.len())];
-            if let Some(tid) = decimal(name).and_then(|tid| libc::pid_t::try_from(tid).ok())
-                && !each(tid)
-            {
-                return;
-            }
-            offset += reclen;
-        }
-    }
-}
-
-/// A path of at most 63 bytes built on the stack, NUL-terminated.
-struct Path64 {
-    bytes: [u8; 64],
-    len: usize,
-}
-
-impl Path64 {
-    fn new() -> Path64 {
-        Path64 {
-            bytes: [0; 64],
-            len: 0,
-        }
-    }
-
-    fn text(&mut self, text: &[u8]) {
-        for byte in text {
-            if self.len + 1 < self.bytes.len() {
-                self.bytes[self.len] = *byte;
-                self.len += 1;
-            }
-        }
-    }
-
-    fn number(&mut self, number: libc::pid_t) {
-        let mut digits = [0u8; 12];
-        let mut n = number.unsigned_abs();
-        let mut at = digits.len();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 || at == 0 {
-                break;
-            }
-        }
-        self.text(&digits[at..]);
-    }
-
-    /// Opens the path relative to `dir`, read-only.
-    fn open(&self, dir: c_int) -> Option<c_int> {
-        self.open_with(dir, libc::O_RDONLY)
-    }
-
-    /// Opens the path, a folder, relative to `dir`.
-    fn open_dir(&self, dir: c_int) -> Option<c_int> {
-        self.open_with(dir, libc::O_RDONLY | libc::O_DIRECTORY)
-    }
-
-    fn open_with(&self, dir: c_int, flags: c_int) -> Option<c_int> {
-        #[expect(unsafe_code)]
-        // SAFETY: openat of a NUL-terminated path in a local buffer (the
-        // byte after `len` is always 0).
-        let fd = unsafe { libc::openat(dir, self.bytes.as_ptr().cast(), flags | libc::O_CLOEXEC) };
-        (fd >= 0).then_some(fd)
     }
 }
 

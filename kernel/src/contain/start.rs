@@ -330,8 +330,6 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         }),
         armed: None,
         tmp_mounted: false,
-        // Without namespaces nor a pids cgroup, the reaper counts.
-        reaper_count: (reaper && cgroup.is_none()).then_some(request.limits.max_processes),
     };
     // Recorded before the program starts: if the integrator is killed
     // before this call's set-aside, the next kernel on this root does it.

@@ -1049,8 +1049,7 @@ fn sigkill_of_the_integrator_ends_its_calls() {
 /// processes, its reaper does. A `setsid` and double fork (which leaves the
 /// call's process group and its parent) outlives neither the call's end,
 /// nor its timeout (the program and the escaped process both ignoring
-/// SIGTERM), nor a SIGKILL of the integrator; a fork bomb is bounded (the
-/// reaper counts the call's processes). The integrator runs as an
+/// SIGTERM), nor a SIGKILL of the integrator. The integrator runs as an
 /// unprivileged user, as where user namespaces are refused to users (as
 /// root, the call's pids cgroup would end its processes as well).
 fn without_namespaces_nothing_outlives_the_call_either() {
@@ -1106,28 +1105,6 @@ fn without_namespaces_nothing_outlives_the_call_either() {
     let alive = survivors(&marker, Duration::from_millis(300));
     kill_all(&marker);
     assert!(alive.is_empty(), "survived the timeout: {alive:?}");
-    // A fork bomb: the reaper counts the call's processes (no pids cgroup
-    // for this user) and ends the call past the bound.
-    let marker = format!("REAPED-BOMB-{}", support::nonce());
-    let script = format!("import os, time\n{}", bomb(&marker));
-    twice("fork bomb without namespaces", |on| {
-        let output = launch(on, &without, &["python3", "-c", &script])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&output.stdout).into_owned();
-        let alive = survivors(&marker, Duration::from_secs(1));
-        kill_all(&marker);
-        assert!(
-            alive.is_empty(),
-            "bomb processes outlived the call: {}",
-            alive.len()
-        );
-        assert!(
-            !on || text.contains("process limit"),
-            "the bound ended the call: {text}"
-        );
-        text.contains("made 400")
-    });
     // SIGKILL of the integrator, once the escaped process runs (the
     // integrator's command line holds the marker too: three processes).
     let marker = format!("REAPED-ORPHAN-{}", support::nonce());
