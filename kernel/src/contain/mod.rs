@@ -15,6 +15,7 @@ pub(crate) mod seccomp;
 pub(crate) mod spawn;
 mod stamp;
 mod start;
+mod tasks;
 mod tmp;
 mod warm;
 
@@ -128,6 +129,12 @@ pub struct Confinement {
     pub private_proc: bool,
     /// The bound on the call's process count, when one applies.
     pub process_limit: Option<u64>,
+    /// Whether [`Self::process_limit`] bounds what the call adds to its
+    /// user's tasks rather than the call's own: without namespaces nor a
+    /// pids cgroup, `RLIMIT_NPROC` (which counts every task of the user)
+    /// is set to the user's count when the call starts plus the bound, so
+    /// calls of the user that run at once share what they add.
+    pub process_limit_over_user: bool,
     /// The size bound of the temporary folder (a tmpfs), when one applies;
     /// otherwise only the per-file size limit bounds it.
     pub tmp_limit: Option<u64>,
@@ -151,6 +158,7 @@ impl Confinement {
             namespaces: false,
             private_proc: false,
             process_limit: None,
+            process_limit_over_user: false,
             tmp_limit: None,
             protected_paths: false,
             reaper: false,
@@ -175,17 +183,27 @@ impl Confinement {
         if !self.seccomp {
             missing.push("seccomp (network and io_uring are not refused)");
         }
-        if !self.namespaces && self.reaper {
-            missing.push(
-                "user namespaces (no pid or mount namespace: the process count and the \
-                 temporary folder are bounded per file only)",
-            );
-        } else if !self.namespaces {
-            missing.push(
-                "user namespaces (no pid or mount namespace: a process that leaves the \
-                 group may outlive the call, the process count and the temporary folder \
-                 are bounded per file only)",
-            );
+        if !self.namespaces {
+            missing.push(match (self.reaper, self.process_limit.is_some()) {
+                (true, true) => {
+                    "user namespaces (no pid or mount namespace: the temporary folder is \
+                     bounded per file only)"
+                }
+                (true, false) => {
+                    "user namespaces (no pid or mount namespace: the process count and the \
+                     temporary folder are bounded per file only)"
+                }
+                (false, true) => {
+                    "user namespaces (no pid or mount namespace: a process that leaves the \
+                     group may outlive the call, the temporary folder is bounded per file \
+                     only)"
+                }
+                (false, false) => {
+                    "user namespaces (no pid or mount namespace: a process that leaves the \
+                     group may outlive the call, the process count and the temporary folder \
+                     are bounded per file only)"
+                }
+            });
         } else if !self.private_proc {
             missing.push("a private /proc");
         }
@@ -221,8 +239,12 @@ impl std::fmt::Display for Confinement {
         if self.reaper {
             parts.push("a reaper of the call's processes".to_owned());
         }
-        if let Some(limit) = self.process_limit {
-            parts.push(format!("at most {limit} processes"));
+        match self.process_limit {
+            Some(limit) if self.process_limit_over_user => {
+                parts.push(format!("at most {limit} processes more than the user's"));
+            }
+            Some(limit) => parts.push(format!("at most {limit} processes")),
+            None => {}
         }
         if let Some(limit) = self.tmp_limit {
             parts.push(format!("tmpfs {} MiB", limit / (1024 * 1024)));
@@ -466,6 +488,10 @@ pub(crate) struct Plan {
     /// (uid 0 with namespaces: the operating system exempts a real uid 0
     /// from `RLIMIT_NPROC`).
     pub(crate) watch_processes: bool,
+    /// Whether each call's `RLIMIT_NPROC` is the user's task count when it
+    /// starts plus the bound (an unprivileged user without namespaces nor
+    /// a pids cgroup: the limit counts all of the user's tasks).
+    pub(crate) count_user_tasks: bool,
     /// `"uid uid 1\n"` and the same for the group, for the user namespace.
     pub(crate) uid_map: Vec<u8>,
     pub(crate) gid_map: Vec<u8>,
@@ -511,6 +537,13 @@ impl Plan {
         } else {
             cgroup::pids_base()
         };
+        // Without either, `RLIMIT_NPROC` over the user's own count, where
+        // the user is not exempt from it (uid 0 is) and `/proc` counts.
+        let real_uid = nix::unistd::getuid();
+        let count_user_tasks = !mechanisms.namespaces
+            && pids_base.is_none()
+            && !real_uid.is_root()
+            && tasks::of_user(real_uid.as_raw()).is_ok();
         let confinement = Confinement {
             landlock_abi: mechanisms.landlock_abi.map(|abi| abi.min(6)),
             seccomp: seccomp_read_only.is_some() && seccomp_write.is_some(),
@@ -519,9 +552,11 @@ impl Plan {
             // RLIMIT_NPROC in the call's own user namespace; for uid 0, which
             // the operating system exempts, the call's init counts (it needs
             // the private /proc); without namespaces, a pids cgroup where one
-            // can be made. Reported only where one of them applies.
-            process_limit: (namespaces_bound || pids_base.is_some())
+            // can be made, or else the user's RLIMIT_NPROC raised by the
+            // bound over the user's count. Reported only where one applies.
+            process_limit: (namespaces_bound || pids_base.is_some() || count_user_tasks)
                 .then_some(limits.max_processes),
+            process_limit_over_user: count_user_tasks,
             tmp_limit: mechanisms.namespaces.then_some(limits.max_tmp),
             protected_paths: false,
             reaper: !mechanisms.namespaces && spawn::children_listed(),
@@ -536,6 +571,7 @@ impl Plan {
             watch_processes: mechanisms.namespaces
                 && mechanisms.private_proc
                 && nix::unistd::geteuid().is_root(),
+            count_user_tasks,
             uid_map,
             gid_map,
             // Where it cannot be made now, each call makes its own folder

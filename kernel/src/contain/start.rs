@@ -233,6 +233,15 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             libc::RLIMIT_NPROC as libc::c_int,
             rlimit(request.limits.max_processes),
         ));
+    } else if plan.count_user_tasks {
+        // The user's every task counts (the reaper, the integrator and its
+        // other calls too): the call may add the bound to what runs now.
+        let now = super::tasks::of_user(nix::unistd::getuid().as_raw())
+            .map_err(supervise("count the user's tasks"))?;
+        rlimits.push((
+            libc::RLIMIT_NPROC as libc::c_int,
+            rlimit(now.saturating_add(request.limits.max_processes)),
+        ));
     }
     if let Some(bytes) = request.limits.max_memory {
         rlimits.push((libc::RLIMIT_AS as libc::c_int, rlimit(bytes)));

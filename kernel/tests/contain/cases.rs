@@ -1049,7 +1049,8 @@ fn sigkill_of_the_integrator_ends_its_calls() {
 /// processes, its reaper does. A `setsid` and double fork (which leaves the
 /// call's process group and its parent) outlives neither the call's end,
 /// nor its timeout (the program and the escaped process both ignoring
-/// SIGTERM), nor a SIGKILL of the integrator. The integrator runs as an
+/// SIGTERM), nor a SIGKILL of the integrator; a fork bomb is bounded
+/// (`RLIMIT_NPROC` over the user's count). The integrator runs as an
 /// unprivileged user, as where user namespaces are refused to users (as
 /// root, the call's pids cgroup would end its processes as well).
 fn without_namespaces_nothing_outlives_the_call_either() {
@@ -1076,6 +1077,10 @@ fn without_namespaces_nothing_outlives_the_call_either() {
     assert!(
         report.contains("a reaper of the call's processes") && !report.contains("pid+mount"),
         "the tier without namespaces has a reaper: {report}"
+    );
+    assert!(
+        report.contains("at most 256 processes more than the user's"),
+        "the bound over the user's count is reported: {report}"
     );
     let marker = format!("REAPED-{}", support::nonce());
     let script = escape(&marker, "time.sleep(0.3)");
@@ -1105,6 +1110,34 @@ fn without_namespaces_nothing_outlives_the_call_either() {
     let alive = survivors(&marker, Duration::from_millis(300));
     kill_all(&marker);
     assert!(alive.is_empty(), "survived the timeout: {alive:?}");
+    // A fork bomb: no namespace nor pids cgroup counts the call alone, so
+    // RLIMIT_NPROC is the user's count plus the bound (256 by default):
+    // the call may add that many tasks (its reaper and program among
+    // them), not more, and none outlives it.
+    let marker = format!("REAPED-BOMB-{}", support::nonce());
+    let script = format!("import os, time\n{}", bomb(&marker));
+    twice("fork bomb without namespaces", |on| {
+        let output = launch(on, &without, &["python3", "-c", &script])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let alive = survivors(&marker, Duration::from_secs(1));
+        kill_all(&marker);
+        assert!(
+            alive.is_empty(),
+            "bomb processes outlived the call: {}",
+            alive.len()
+        );
+        let made: u64 = text
+            .split_once("made ")
+            .and_then(|(_, rest)| rest.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("the bomb reports what it made: {text}"));
+        assert!(
+            !on || (200..=256).contains(&made),
+            "the call adds the bound's tasks, not fewer nor more: {made}"
+        );
+        made == 400
+    });
     // SIGKILL of the integrator, once the escaped process runs (the
     // integrator's command line holds the marker too: three processes).
     let marker = format!("REAPED-ORPHAN-{}", support::nonce());
