@@ -521,6 +521,10 @@ mod tests {
             ">>>a\n".repeat(N),
             "{}>>>".repeat(N),
             format!("a\n{}", "{\"x\": \">>>a\n\"}".repeat(N)),
+            // GLM-4's turns, ChatGLM3's fences
+            "<|assistant|>a\n{}".repeat(N),
+            "<|assistant|>a\n```python\ntool_call(b=1)\n```".repeat(N),
+            format!("a\n```python\n{}```", "tool_call(b=1)".repeat(N)),
             // CDATA that is never closed, in each XML dialect
             "<function=x><parameter=a><![CDATA[".repeat(N),
             format!("<function=x>{}", "<parameter=a><![CDATA[".repeat(N)),
@@ -555,7 +559,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|>>>|>>>a\\n|\\n|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|```tool_code\\n|```|<function=|<parameter=|\\[TOOL_CALLS\\]|Action: |Action Input: |Observation:|<function_calls>|<invoke name=|<tool_response>|\\[TOOL_RESULTS\\])*") {
+        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|>>>|>>>a\\n|<\\|assistant\\|>a\\n|```python\\ntool_call\\(|\\n|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|```tool_code\\n|```|<function=|<parameter=|\\[TOOL_CALLS\\]|Action: |Action Input: |Observation:|<function_calls>|<invoke name=|<tool_response>|\\[TOOL_RESULTS\\])*") {
             let tools = [ToolSpec::new("ls", serde_json::json!({"type": "object"}))];
             let mut scan = Scan::new();
             match read_counting(&text, &tools, &mut scan) {

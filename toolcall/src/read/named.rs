@@ -5,8 +5,9 @@
 //! (`to=functions.name<|channel|>commentary<|message|>{...}`) and the ReAct
 //! lines that models prompted in that style write
 //! (`Action: name` then `Action Input: {...}`, up to an `Observation:`);
-//! and Functionary v3.2's messages (`>>>name` then a line break and the
-//! arguments: see [`functionary`]).
+//! and Functionary v3.2's and GLM-4's messages (`>>>name` or
+//! `<|assistant|>name` then a line break and the arguments: see
+//! [`functionary`]).
 
 use serde_json::{Map, Value};
 
@@ -258,25 +259,37 @@ fn react(
 /// that is not a call by itself and nothing else, or `python` and code).
 /// `json` on a line of its own before an object is a code fence's language,
 /// not a tool.
+///
+/// GLM-4 writes its turns the same way, each opened by `<|assistant|>`
+/// (its metadata, the recipient, right after the token: `<|assistant|>ls`
+/// then a line break and the JSON arguments) where its special tokens are
+/// kept; ChatGLM3's content is a Python fence holding
+/// `tool_call(key=value, ...)`. A turn of text (`<|assistant|>` and a line
+/// break) leaves the reply to the other readers, as a `>>>` without a name
+/// does.
 pub(super) fn functionary(
     text: &str,
     spans: &[std::ops::Range<usize>],
     scan: &mut Scan,
 ) -> Option<Result<Vec<ToolCall>, CallError>> {
-    const OPEN: &str = ">>>";
+    /// What opens a message: Functionary's, GLM-4's.
+    const OPENS: [&str; 2] = [">>>", "<|assistant|>"];
     scan.count(text.len());
-    // `spans` are sorted and disjoint: the one that may hold a `>>>` is
+    // `spans` are sorted and disjoint: the one that may hold an opening is
     // found by bisection
-    let mut opens: Vec<usize> = Vec::new();
-    for at in memchr::memmem::find_iter(text.as_bytes(), OPEN) {
-        scan.count(1 + spans.len().checked_ilog2().unwrap_or(0) as usize);
-        let i = spans.partition_point(|span| span.end <= at);
-        if spans.get(i).is_none_or(|span| span.start >= at) {
-            opens.push(at);
+    let mut opens: Vec<(usize, usize)> = Vec::new();
+    for open in OPENS {
+        for at in memchr::memmem::find_iter(text.as_bytes(), open) {
+            scan.count(1 + spans.len().checked_ilog2().unwrap_or(0) as usize);
+            let i = spans.partition_point(|span| span.end <= at);
+            if spans.get(i).is_none_or(|span| span.start >= at) {
+                opens.push((at, at + open.len()));
+            }
         }
     }
+    opens.sort_unstable();
     let mut messages: Vec<(&str, &str)> = Vec::with_capacity(opens.len() + 1);
-    let first = &text[..opens.first().copied().unwrap_or(text.len())];
+    let first = &text[..opens.first().map_or(text.len(), |(at, _)| *at)];
     // text before the first `>>>` that names no recipient is the user's
     if let Some(message) = recipient(first.trim_start()) {
         messages.push(message);
@@ -291,16 +304,16 @@ pub(super) fn functionary(
             _ if name.eq_ignore_ascii_case("json") => false,
             _ => match serde_json::from_str(content.trim()) {
                 Ok(object @ Value::Object(_)) => ToolCall::from_json(object).is_err(),
-                _ => false,
+                _ => super::pythonic::fenced_tool_call(content.trim(), scan).is_some(),
             },
         };
         if !single {
             return None;
         }
     }
-    for (i, at) in opens.iter().enumerate() {
-        let end = opens.get(i + 1).copied().unwrap_or(text.len());
-        messages.push(recipient(&text[at + OPEN.len()..end])?);
+    for (i, (_, start)) in opens.iter().enumerate() {
+        let end = opens.get(i + 1).map_or(text.len(), |(at, _)| *at);
+        messages.push(recipient(text.get(*start..end)?)?);
     }
     let mut calls = Vec::new();
     for (name, content) in messages {
@@ -317,6 +330,7 @@ pub(super) fn functionary(
                 code
             }
             _ if trimmed.is_empty() => Map::new(),
+            _ if let Some(map) = super::pythonic::fenced_tool_call(trimmed, scan) => map,
             _ => match arguments(name, content, scan) {
                 Ok(map) => map,
                 Err(problem) => return Some(Err(problem)),

@@ -296,6 +296,20 @@ fn statements(body: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
     }
 }
 
+/// ChatGLM3's arguments: a Python fence holding one
+/// `tool_call(key=value, ...)` and nothing else; `None` for anything else.
+pub(super) fn fenced_tool_call(content: &str, scan: &mut Scan) -> Option<Map<String, Value>> {
+    let body = content
+        .strip_prefix("```")?
+        .strip_suffix("```")?
+        .trim_start_matches("python")
+        .trim();
+    let (call, stop) = one_call(body, 0, scan)?;
+    let (name, arguments) = call.into_parts();
+    let alone = body.get(stop..).is_some_and(|rest| rest.trim().is_empty());
+    (name == "tool_call" && alone).then_some(arguments)
+}
+
 /// One call, `name(key=value, ...)`, at `at`; positional arguments make it
 /// no call.
 fn one_call(text: &str, at: usize, scan: &mut Scan) -> Option<(ToolCall, usize)> {

@@ -144,6 +144,34 @@ fn name_outside_json_arguments() {
                 call("read_file", json!({"path": "docs/a.md"}))
             ]),
         ),
+        // GLM-4 with its special tokens kept: each turn opened by
+        // `<|assistant|>`, the recipient right after it; text turns first
+        (
+            "<|assistant|>ls\n{\"path\": \"docs\"}<|assistant|>read_file\n{\"path\": \"docs/a.md\"}",
+            json!([
+                call("ls", json!({"path": "docs"})),
+                call("read_file", json!({"path": "docs/a.md"}))
+            ]),
+        ),
+        (
+            "I will look.<|assistant|>ls\n{\"path\": \"docs\"}",
+            json!([call("ls", json!({"path": "docs"}))]),
+        ),
+        // ChatGLM3: the arguments as `tool_call(...)` in a Python fence,
+        // with and without the token
+        (
+            "<|assistant|>ls\n ```python\ntool_call(path=\"docs\", depth=2)\n```",
+            json!([call("ls", json!({"path": "docs", "depth": 2}))]),
+        ),
+        (
+            "ls\n```python\ntool_call(path='docs')\n```",
+            json!([call("ls", json!({"path": "docs"}))]),
+        ),
+        // a GLM text turn leaves the reply to the other readers
+        (
+            "<|assistant|>\nSure: {\"name\": \"ls\", \"arguments\": {\"path\": \"src\"}}",
+            json!([call("ls", json!({"path": "src"}))]),
+        ),
         // a word on its own line before a JSON call is chatter, not a
         // Functionary recipient
         (
@@ -451,6 +479,9 @@ fn prose_is_not_a_call() {
         "all\nThe folder holds two files.",
         "In the REPL:\n>>> items\n['a', 'b']\n>>> len(items)\n2",
         "json\n{\"path\": \"docs\"}",
+        // a GLM-4 text turn; a ChatGLM3 fence with no recipient before it
+        "<|assistant|>\nThe folder holds two files.",
+        "```python\ntool_call(path='docs')\n```",
     ];
     for reply in replies {
         match read_calls(reply) {
