@@ -10,6 +10,7 @@ mod cgroup;
 mod elf;
 mod journal;
 pub(crate) mod masked;
+mod metadata;
 pub(crate) mod rules;
 pub(crate) mod seccomp;
 pub(crate) mod spawn;
@@ -492,6 +493,11 @@ pub(crate) struct Plan {
     /// starts plus the bound (an unprivileged user without namespaces nor
     /// a pids cgroup: the limit counts all of the user's tasks).
     pub(crate) count_user_tasks: bool,
+    /// Where a call that may write has no mount namespace but a reaper:
+    /// the filter that hands metadata changes by path to the reaper
+    /// ([`metadata`]), which makes them only inside the workspace and the
+    /// call's temporary folder.
+    pub(crate) metadata_notify: Option<Vec<seccompiler::sock_filter>>,
     /// `"uid uid 1\n"` and the same for the group, for the user namespace.
     pub(crate) uid_map: Vec<u8>,
     pub(crate) gid_map: Vec<u8>,
@@ -562,6 +568,10 @@ impl Plan {
             reaper: !mechanisms.namespaces && spawn::children_listed(),
         };
         let (uid_map, gid_map) = identity_maps();
+        // Listeners (Linux 5.0) and openat2 (5.6) come before Landlock
+        // (5.13).
+        let metadata_notify = (confinement.reaper && confinement.landlock_abi.is_some())
+            .then(seccomp::metadata_notify);
         Arc::new(Plan {
             confinement,
             system,
@@ -572,6 +582,7 @@ impl Plan {
                 && mechanisms.private_proc
                 && nix::unistd::geteuid().is_root(),
             count_user_tasks,
+            metadata_notify,
             uid_map,
             gid_map,
             // Where it cannot be made now, each call makes its own folder

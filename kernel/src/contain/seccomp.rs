@@ -20,9 +20,9 @@ const REFUSED: u32 = libc::EPERM as u32;
 
 /// System calls that are new enough to be missing from `libc`; their numbers
 /// are the same on every architecture (allocated after the tables merged).
-const SYS_SETXATTRAT: i64 = 463;
-const SYS_REMOVEXATTRAT: i64 = 466;
-const SYS_FILE_SETATTR: i64 = 469;
+pub(crate) const SYS_SETXATTRAT: i64 = 463;
+pub(crate) const SYS_REMOVEXATTRAT: i64 = 466;
+pub(crate) const SYS_FILE_SETATTR: i64 = 469;
 
 /// `ioprio_set`'s "every process of a user" (`IOPRIO_WHO_USER`), which
 /// `libc` does not name.
@@ -462,6 +462,99 @@ pub(crate) fn unpinned(program: &[sock_filter]) -> BpfProgram {
     unpinned
 }
 
+/// The system calls that change a file's metadata by its path (or by an
+/// `O_PATH` descriptor, which any path opens, Landlock or not), each with
+/// the index of its path argument: where no mount namespace makes the rest
+/// of the system read-only, a call that may write reaches every file of
+/// its user through them, so they go to the call's reaper
+/// (`SECCOMP_RET_USER_NOTIF`), which does them only inside the workspace
+/// and the call's temporary folder ([`super::metadata`]).
+pub(crate) fn by_path_metadata_calls() -> Vec<(i64, u8)> {
+    let mut calls = vec![
+        (libc::SYS_fchmodat, 1),
+        (libc::SYS_fchmodat2, 1),
+        (libc::SYS_fchownat, 1),
+        (libc::SYS_utimensat, 1),
+        (libc::SYS_setxattr, 0),
+        (libc::SYS_lsetxattr, 0),
+        (libc::SYS_removexattr, 0),
+        (libc::SYS_lremovexattr, 0),
+        (SYS_SETXATTRAT, 1),
+        (SYS_REMOVEXATTRAT, 1),
+        (SYS_FILE_SETATTR, 1),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([
+        (libc::SYS_chmod, 0),
+        (libc::SYS_chown, 0),
+        (libc::SYS_lchown, 0),
+        (libc::SYS_utime, 0),
+        (libc::SYS_utimes, 0),
+        (libc::SYS_futimesat, 1),
+    ]);
+    calls
+}
+
+/// The filter that hands [`by_path_metadata_calls`] to the call's reaper
+/// and allows everything else (the call's own filter, installed after it,
+/// decides the rest). `utimensat` with no path changes its descriptor's
+/// file (`futimens`), which the program opened: allowed.
+pub(crate) fn metadata_notify() -> Vec<sock_filter> {
+    const BPF_LD_W_ABS: u16 = 0x20;
+    const BPF_JEQ_K: u16 = 0x15;
+    const BPF_RET_K: u16 = 0x06;
+    const RET_ALLOW: u32 = 0x7fff_0000;
+    const RET_USER_NOTIF: u32 = 0x7fc0_0000;
+    const NR: u32 = 0;
+    const ARCH: u32 = 4;
+    const ARG1: u32 = 24;
+    let calls = by_path_metadata_calls();
+    let n = calls.len();
+    // 0 arch, 1 its check, 2 nr, 3..3+n one jump each, then: allow,
+    // notify, utimensat's path halves (two loads, two checks), allow.
+    let mut program = vec![
+        stmt(BPF_LD_W_ABS, ARCH),
+        jump(
+            BPF_JEQ_K,
+            AUDIT_ARCH,
+            0,
+            u8::try_from(n + 1).unwrap_or(u8::MAX),
+        ),
+        stmt(BPF_LD_W_ABS, NR),
+    ];
+    for (i, (call, _)) in calls.iter().enumerate() {
+        // From the jump at 3 + i: the allow is at 3 + n, the notify after
+        // it, utimensat's check after that.
+        let to_allow = n - i - 1;
+        if *call == libc::SYS_utimensat {
+            program.push(jump(
+                BPF_JEQ_K,
+                *call as u32,
+                u8::try_from(to_allow + 2).unwrap_or(0),
+                0,
+            ));
+        } else {
+            program.push(jump(
+                BPF_JEQ_K,
+                *call as u32,
+                u8::try_from(to_allow + 1).unwrap_or(0),
+                0,
+            ));
+        }
+    }
+    program.extend([
+        /* 3 + n */ stmt(BPF_RET_K, RET_ALLOW),
+        /* 4 + n */ stmt(BPF_RET_K, RET_USER_NOTIF),
+        /* 5 + n */ stmt(BPF_LD_W_ABS, ARG1),
+        jump(BPF_JEQ_K, 0, 0, 2),
+        stmt(BPF_LD_W_ABS, ARG1 + 4),
+        jump(BPF_JEQ_K, 0, 1, 0),
+        stmt(BPF_RET_K, RET_USER_NOTIF),
+        stmt(BPF_RET_K, RET_ALLOW),
+    ]);
+    program
+}
+
 fn stmt(code: u16, k: u32) -> sock_filter {
     sock_filter {
         code,
@@ -603,6 +696,40 @@ mod tests {
                 0x06 => return (i.k, steps),
                 code => panic!("instruction {code:#x} at {pc}"),
             };
+        }
+    }
+
+    #[test]
+    fn the_metadata_filter_hands_over_only_calls_by_path() {
+        const NOTIFY: u32 = 0x7fc0_0000;
+        const ALLOW: u32 = 0x7fff_0000;
+        let program = metadata_notify();
+        let by_path: Vec<u32> = by_path_metadata_calls()
+            .iter()
+            .map(|(call, _)| *call as u32)
+            .collect();
+        for nr in 0..1024u32 {
+            for args in [
+                [0u64; 6],
+                [3, 0x1000, 0, 0, 0, 0],
+                [3, 0x7f00_0000_0000, 0, 0, 0, 0],
+            ] {
+                let (got, _) = run(&program, AUDIT_ARCH, nr, args);
+                let want = if nr == libc::SYS_utimensat as u32 && args[1] == 0 {
+                    ALLOW
+                } else if by_path.contains(&nr) {
+                    NOTIFY
+                } else {
+                    ALLOW
+                };
+                assert_eq!(got, want, "nr {nr} args {args:?}");
+            }
+            // Another architecture's numbers are the call's own filter's
+            // to refuse.
+            assert_eq!(run(&program, 0x4000_0003, nr, [0; 6]).0, ALLOW);
+        }
+        for fd_based in [libc::SYS_fchmod, libc::SYS_fchown, libc::SYS_fsetxattr] {
+            assert_eq!(run(&program, AUDIT_ARCH, fd_based as u32, [0; 6]).0, ALLOW);
         }
     }
 

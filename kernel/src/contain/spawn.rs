@@ -214,6 +214,23 @@ pub(crate) struct ChildPlan<'a> {
     /// Set by a warm init on its copy of the plan: the call's tmpfs, as
     /// the call asks for it, was mounted before the call came.
     pub(crate) tmp_mounted: bool,
+    /// A call that may write, with a reaper and no mount namespace: its
+    /// metadata changes by path go to the reaper ([`super::metadata`]).
+    pub(crate) metadata: Option<MetadataPlan<'a>>,
+}
+
+/// How a call's metadata changes by path reach its reaper.
+#[derive(Clone, Copy)]
+pub(crate) struct MetadataPlan<'a> {
+    /// The filter that hands them over, installed by the program with a
+    /// listener before its own.
+    pub(crate) filter: &'a libc::sock_fprog,
+    /// A connected pair (close-on-exec): the program sends its listener
+    /// over `program_socket`, the reaper takes it from `reaper_socket`.
+    pub(crate) reaper_socket: RawFd,
+    pub(crate) program_socket: RawFd,
+    /// Where the reaper makes them.
+    pub(crate) inside: super::metadata::Inside<'a>,
 }
 
 /// A call's seccomp filter, as an armed process is armed with it.
@@ -978,6 +995,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
         template: None,
         armed: None,
         tmp_mounted: false,
+        metadata: None,
     };
     let pid = clone_probe(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
     drop(report_w);
@@ -1203,6 +1221,9 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
     if parent_gone(plan.report) {
         fail(plan.report, Stage::ParentGone, 0);
     }
+    let (reaper_socket, program_socket) = plan
+        .metadata
+        .map_or((-1, -1), |m| (m.reaper_socket, m.program_socket));
     let mut keep = [
         plan.stdin,
         plan.output,
@@ -1210,6 +1231,8 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
         plan.status,
         plan.landlock,
         plan.go,
+        reaper_socket,
+        program_socket,
     ];
     close_others(&mut keep);
     // A session of its own (and so a process group of its own): the call
@@ -1619,6 +1642,8 @@ pub(crate) const END_THE_CALL: nix::sys::signal::Signal = nix::sys::signal::Sign
 extern "C" fn reaper_asked(signal: c_int) {
     let bit = if signal == END_THE_CALL as c_int {
         ASKED_END
+    } else if signal == libc::SIGCHLD {
+        0
     } else {
         ASKED_TERMINATE
     };
@@ -1673,9 +1698,39 @@ fn reap_call(plan: &ChildPlan<'_>) -> ! {
         if parent_gone(report) {
             fail(report, Stage::ParentGone, 0);
         }
+        // With metadata changes to make for the program, a SIGCHLD must
+        // interrupt the wait for them: its handler notes nothing.
+        let mut watched: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut watched);
+        if plan.metadata.is_some() {
+            libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut());
+            for signal in [libc::SIGCHLD, libc::SIGTERM, END_THE_CALL as c_int] {
+                libc::sigaddset(&mut watched, signal);
+            }
+            // Blocked but while waiting (`ppoll`): none is missed between
+            // a check and the wait.
+            libc::sigprocmask(libc::SIG_BLOCK, &watched, std::ptr::null_mut());
+        }
         let program = clone_program(plan);
         if program < 0 {
             fail(report, Stage::Fork, errno());
+        }
+        let mut listener = -1;
+        let mut inside = inside_of(plan);
+        if let Some(metadata) = plan.metadata {
+            libc::close(metadata.program_socket);
+            listener = super::metadata::receive_listener(metadata.reaper_socket);
+            libc::close(metadata.reaper_socket);
+            // The changes it makes for the program are made with the
+            // program's rights: none of the capabilities it dropped. Where
+            // they cannot be dropped, it makes none (the program runs: the
+            // reaper does not exit for that).
+            if !drop_own_capabilities() {
+                inside = super::metadata::Inside::NOWHERE;
+            }
+        }
+        if listener < 0 {
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
         }
         libc::close(report);
         libc::close(stdin);
@@ -1686,7 +1741,12 @@ fn reap_call(plan: &ChildPlan<'_>) -> ! {
         let mut program_status: Option<c_int> = None;
         loop {
             let mut status: c_int = 0;
-            let reaped = libc::waitpid(-1, &mut status, libc::__WALL);
+            let flags = if listener >= 0 {
+                libc::__WALL | libc::WNOHANG
+            } else {
+                libc::__WALL
+            };
+            let reaped = libc::waitpid(-1, &mut status, flags);
             if c_long::from(reaped) == program {
                 program_status = Some(status);
                 break;
@@ -1701,6 +1761,28 @@ fn reap_call(plan: &ChildPlan<'_>) -> ! {
             if reaped < 0 && errno() == libc::ECHILD {
                 break;
             }
+            if reaped != 0 || listener < 0 {
+                continue;
+            }
+            // A child's exit, a signal, or a change to make.
+            let mut wait = libc::pollfd {
+                fd: listener,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            if libc::ppoll(&mut wait, 1, std::ptr::null(), &none) > 0 {
+                let more = if wait.revents & libc::POLLIN != 0 {
+                    super::metadata::answer_one(listener, inside)
+                } else {
+                    false
+                };
+                if !more {
+                    // No process of the call holds the filter any more.
+                    libc::close(listener);
+                    listener = -1;
+                    libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+                }
+            }
         }
         let ended = end_descendants(children, program);
         let status = program_status.or(ended).unwrap_or(libc::SIGKILL);
@@ -1709,6 +1791,29 @@ fn reap_call(plan: &ChildPlan<'_>) -> ! {
         libc::write(status_pipe, record.as_ptr().cast(), record.len());
         libc::_exit(0)
     }
+}
+
+/// Where the reaper of `plan` makes metadata changes.
+fn inside_of<'a>(plan: &ChildPlan<'a>) -> super::metadata::Inside<'a> {
+    plan.metadata
+        .map_or(super::metadata::Inside::NOWHERE, |metadata| metadata.inside)
+}
+
+/// Empties this process's capability sets (the reaper's, once its program
+/// has dropped its own); whether they are empty.
+#[expect(unsafe_code)]
+fn drop_own_capabilities() -> bool {
+    let mut header = CapHeader {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let empty = [CapData {
+        effective: 0,
+        permitted: 0,
+        inheritable: 0,
+    }; 2];
+    // SAFETY: capset of this process's own sets from a local structure.
+    unsafe { libc::syscall(libc::SYS_capset, &mut header, empty.as_ptr()) == 0 }
 }
 
 /// Sends `signal` to every child of this process listed in its
@@ -2135,6 +2240,33 @@ fn program_main(plan: &ChildPlan<'_>) -> ! {
     // SAFETY: raw calls on the child's own state and on the filter and
     // strings the parent prepared; see `child_main`.
     unsafe {
+        if let Some(metadata) = plan.metadata {
+            // Before the call's own filter (which refuses sending
+            // descriptors to no one, but this is the set-up's own): the
+            // listener goes to the reaper, and no descriptor of it stays
+            // here (the program holding it could answer for itself).
+            const SET_MODE_FILTER: libc::c_ulong = 1;
+            const FLAG_NEW_LISTENER: libc::c_ulong = 1 << 3;
+            let listener = libc::syscall(
+                libc::SYS_seccomp,
+                SET_MODE_FILTER,
+                FLAG_NEW_LISTENER,
+                metadata.filter as *const libc::sock_fprog,
+            );
+            let Ok(listener) = c_int::try_from(listener) else {
+                fail(report, Stage::Seccomp, errno());
+            };
+            if listener < 0 {
+                fail(report, Stage::Seccomp, errno());
+            }
+            let sent = super::metadata::send_listener(metadata.program_socket, listener);
+            libc::close(listener);
+            libc::close(metadata.program_socket);
+            libc::close(metadata.reaper_socket);
+            if !sent {
+                fail(report, Stage::Seccomp, errno());
+            }
+        }
         if let Some(filter) = plan.seccomp
             && libc::prctl(
                 libc::PR_SET_SECCOMP,

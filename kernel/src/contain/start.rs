@@ -287,6 +287,36 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     } else {
         (None, None)
     };
+    // A call that may write, with a reaper and no mount namespace: its
+    // metadata changes by path go to the reaper (see `metadata`), which
+    // makes them only in the workspace and the temporary folder, named as
+    // `/proc` names the files it resolves (canonical).
+    let metadata_filter = match (&plan.metadata_notify, writes && reaper) {
+        (Some(filter), true) => Some(libc::sock_fprog {
+            len: u16::try_from(filter.len()).unwrap_or(u16::MAX),
+            // Only read; the kernel's structure is declared mutable.
+            filter: filter.as_ptr().cast_mut().cast::<libc::sock_filter>(),
+        }),
+        _ => None,
+    };
+    let metadata_sockets = match metadata_filter {
+        // Both ends close-on-exec.
+        Some(_) => Some(
+            std::os::unix::net::UnixStream::pair()
+                .map_err(supervise("create the metadata socket pair"))?,
+        ),
+        None => None,
+    };
+    let canonical = |path: &Path| {
+        std::fs::canonicalize(path)
+            .ok()
+            .and_then(|path| super::c_path(&path))
+            .unwrap_or_default()
+    };
+    let (inside_root, inside_tmp) = match metadata_filter {
+        Some(_) => (canonical(request.root), canonical(tmp.path())),
+        None => (CString::default(), CString::default()),
+    };
     // The program's stack until `execve`: raw memory, never read here.
     let mut program_stack: Vec<u8> = Vec::with_capacity(spawn::PROGRAM_STACK + 16);
     let program_stack_top = {
@@ -339,6 +369,18 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         }),
         armed: None,
         tmp_mounted: false,
+        metadata: match (&metadata_filter, &metadata_sockets) {
+            (Some(filter), Some((reaper_socket, program_socket))) => Some(spawn::MetadataPlan {
+                filter,
+                reaper_socket: reaper_socket.as_raw_fd(),
+                program_socket: program_socket.as_raw_fd(),
+                inside: super::metadata::Inside {
+                    workspace: &inside_root,
+                    tmp: &inside_tmp,
+                },
+            }),
+            _ => None,
+        },
     };
     // Recorded before the program starts: if the integrator is killed
     // before this call's set-aside, the next kernel on this root does it.
@@ -358,7 +400,15 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     })?;
     // The child holds its own copies; the pipes reach end-of-file when the
     // child's copies close.
-    drop((output, report_w, status_w, ruleset, stdin, go_r));
+    drop((
+        output,
+        report_w,
+        status_w,
+        ruleset,
+        stdin,
+        go_r,
+        metadata_sockets,
+    ));
     if let (Some(cgroup), Some(go)) = (&cgroup, go_w) {
         let entered = cgroup.enter(pid);
         // The go byte (or, on failure, end-of-file) lets the child go on.

@@ -101,6 +101,10 @@ pub(crate) const ALL: &[Case] = &[
         without_namespaces_nothing_outlives_the_call_either,
     ),
     (
+        "without_namespaces_metadata_changes_stay_inside",
+        without_namespaces_metadata_changes_stay_inside,
+    ),
+    (
         "plant_a_tool_then_have_the_integrator_killed",
         plant_a_tool_then_have_the_integrator_killed,
     ),
@@ -1144,6 +1148,119 @@ fn without_namespaces_nothing_outlives_the_call_either() {
             .spawn()
             .unwrap();
         !support::kill_once_running(integrator, &marker, 3).is_empty()
+    });
+}
+
+/// Without namespaces nothing mounts the rest of the system read-only, and
+/// Landlock covers no metadata: a call that may write changed the mode,
+/// times, owner and extended attributes of every file of its user
+/// (`chmod 0644` on a private key, `chmod 0777` on a home folder). Its
+/// reaper now makes those changes by path itself, inside the workspace and
+/// the temporary folder only: by absolute and relative path, through a
+/// link, from a directory descriptor, through `/proc/self/fd`. Inside,
+/// they still work (modes, times, owner, a link's own owner); extended
+/// attributes by path are "not supported". The integrator is `nobody`.
+fn without_namespaces_metadata_changes_stay_inside() {
+    let (_holder, exe, world) = unprivileged_world();
+    let (uid, gid) = NOBODY;
+    let canary = world.out("canary.txt");
+    let outside = world.outside.path().to_path_buf();
+    std::fs::write(world.ws("mine.txt"), "mine").unwrap();
+    std::os::unix::fs::chown(world.ws("mine.txt"), Some(uid), Some(gid)).unwrap();
+    std::os::unix::fs::symlink(&canary, world.ws("to-canary")).unwrap();
+    std::os::unix::fs::lchown(world.ws("to-canary"), Some(uid), Some(gid)).unwrap();
+    let script = format!(
+        "import os, sys\n\
+         canary, outside = {canary:?}, {outside:?}\n\
+         def attempt(name, change):\n\
+         \x20   try:\n\
+         \x20       change(); print(name, 'DONE')\n\
+         \x20   except OSError as e:\n\
+         \x20       print(name, 'refused', e.errno)\n\
+         attempt('out-chmod', lambda: os.chmod(canary, 0o666))\n\
+         attempt('out-dir', lambda: os.chmod(outside, 0o777))\n\
+         attempt('out-times', lambda: os.utime(canary, (0, 0)))\n\
+         attempt('out-owner', lambda: os.chown(canary, -1, {gid}))\n\
+         attempt('out-link', lambda: os.chmod('to-canary', 0o644))\n\
+         attempt('out-dirfd', lambda: os.chmod('canary.txt', 0o644, dir_fd=os.open(outside, os.O_PATH)))\n\
+         attempt('out-proc', lambda: os.chmod('/proc/self/fd/%d' % os.open(canary, os.O_PATH), 0o644))\n\
+         attempt('out-xattr', lambda: os.setxattr(canary, 'user.jig', b'1'))\n\
+         attempt('in-chmod', lambda: os.chmod('mine.txt', 0o640))\n\
+         attempt('in-dirfd', lambda: os.chmod('mine.txt', 0o604, dir_fd=os.open('.', os.O_PATH)))\n\
+         attempt('in-times', lambda: os.utime(os.path.abspath('mine.txt'), (1000, 2000)))\n\
+         attempt('in-owner', lambda: os.chown('mine.txt', -1, {gid}))\n\
+         attempt('in-link-owner', lambda: os.lchown('to-canary', -1, {gid}))\n\
+         tmp = os.path.join(os.environ['TMPDIR'], 't')\n\
+         open(tmp, 'w').close()\n\
+         attempt('in-tmp', lambda: os.chmod(tmp, 0o600))\n\
+         attempt('in-xattr', lambda: os.setxattr('mine.txt', 'user.jig', b'1'))\n"
+    );
+    let launch = |on: bool| {
+        Launch {
+            contained: on,
+            access: Access::WriteWorkspace,
+            user: Some(NOBODY),
+            exe: exe.clone(),
+            env: if on {
+                &[(crate::integrator::WITHOUT, "namespaces")]
+            } else {
+                &[]
+            },
+            ..Launch::in_world(&world, &["python3", "-c", &script])
+        }
+        .output()
+    };
+    use std::os::unix::fs::MetadataExt;
+    twice("metadata changes outside without namespaces", |on| {
+        std::fs::set_permissions(&canary, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::File::options()
+            .append(true)
+            .open(&canary)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now())
+            .unwrap();
+        let report = launch(on);
+        assert!(report.contains("exit: 0"), "{report}");
+        if on {
+            for name in [
+                "in-chmod",
+                "in-dirfd",
+                "in-times",
+                "in-owner",
+                "in-link-owner",
+                "in-tmp",
+            ] {
+                assert!(
+                    report.contains(&format!("{name} DONE")),
+                    "{name}: a change inside is made: {report}"
+                );
+            }
+            assert!(report.contains("in-xattr refused 95"), "{report}");
+            let mine = std::fs::metadata(world.ws("mine.txt")).unwrap();
+            assert_eq!(mine.mode() & 0o7777, 0o604, "{report}");
+            assert_eq!(mine.mtime(), 2000, "{report}");
+        }
+        let meta = std::fs::metadata(&canary).unwrap();
+        let changed = meta.mode() & 0o7777 != 0o600
+            || meta.mtime() == 0
+            || std::fs::metadata(&outside).unwrap().mode() & 0o7777 != 0o755
+            || report.contains("out-xattr DONE");
+        assert_eq!(
+            changed,
+            [
+                "out-chmod",
+                "out-dir",
+                "out-times",
+                "out-link",
+                "out-dirfd",
+                "out-proc"
+            ]
+            .iter()
+            .any(|name| report.contains(&format!("{name} DONE"))),
+            "what the program saw is what happened: {report}"
+        );
+        changed
     });
 }
 
