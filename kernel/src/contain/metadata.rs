@@ -1,25 +1,27 @@
-//! Metadata changes by path, done by the call's reaper, only inside the
-//! workspace and the call's temporary folder.
+//! Metadata changes, made by the call's reaper, only inside the workspace
+//! and the call's temporary folder.
 //!
 //! Landlock covers reading and writing files, not their metadata: a mode,
 //! an owner, times, extended attributes. With mount namespaces the rest of
 //! the system is mounted read-only for the call; without them (where user
 //! namespaces are refused) a call that may write could `chmod 0777` its
-//! user's home or make a private key readable by every local user. The
-//! calls that name their file by path (or by an `O_PATH` descriptor, which
-//! Landlock lets any path open) are handed to the call's reaper by a
-//! seccomp filter with a listener ([`super::seccomp::metadata_notify`]).
-//! The reaper does not let the operating system carry them out after its
-//! check (the path could change between the two: another thread rewriting
-//! the string, a link in the workspace replaced); it resolves the path as
-//! the program's thread would (its directory, or the descriptor it named,
-//! through `/proc/<tid>`), with `openat2` refusing `/proc`'s magic links,
-//! to a descriptor of its own; checks where that file is; and makes the
-//! change on that descriptor itself, answering the program with its
-//! result. Changes by descriptor (`fchmod`, `fchown`, `futimens`,
-//! `fsetxattr`) are the program's own: its descriptors are those Landlock
-//! let it open. Extended attributes by path are answered "not supported",
-//! which copying programs take as a file system without them.
+//! user's home, make a private key readable by every local user, or make
+//! a program of the user's in a folder of the search path (which every
+//! call may read, so open) writable by all. Every call that changes
+//! metadata, by path, by an `O_PATH` descriptor (which Landlock lets any
+//! path open) or by a descriptor of a file the program could open, is
+//! handed to the call's reaper by a seccomp filter with a listener
+//! ([`super::seccomp::metadata_notify`]). The reaper does not let the
+//! operating system carry it out after its check (the path could change
+//! between the two: another thread rewriting the string, a link in the
+//! workspace replaced); it resolves the path as the program's thread would
+//! (its directory, or the descriptor it named, through `/proc/<tid>`), with
+//! `openat2` refusing `/proc`'s magic links, to a descriptor of its own;
+//! checks where that file is; and makes the change on that descriptor
+//! itself, with the program's rights (it has dropped its capabilities too),
+//! answering the program with the result. Extended attributes are
+//! answered "not supported", which copying programs take as a file system
+//! without them.
 //!
 //! Everything here runs in the reaper, a fork of a threaded process: raw
 //! system calls into stack buffers, nothing allocated.
@@ -82,7 +84,8 @@ struct Request {
 }
 
 /// Reads what the call numbered `nr` asks; `None` for a number this
-/// module does not hand over.
+/// module does not hand over. A change by descriptor is read as one of
+/// the descriptor itself (no path).
 fn request(nr: i64, args: [u64; 6]) -> Option<Request> {
     // The low 32 bits: what the operating system reads of an `int`.
     let int = |i: usize| args[i] as u32;
@@ -93,20 +96,23 @@ fn request(nr: i64, args: [u64; 6]) -> Option<Request> {
         empty_path: flags as c_int & libc::AT_EMPTY_PATH != 0,
         change,
     };
+    let fd = |fd: u64, change: Change| at(fd, 0, 0, change);
     let cwd = AT_FDCWD as u32 as u64;
+    let nofollow = libc::AT_SYMLINK_NOFOLLOW as u64;
     let times = |address: u64, layout| Change::Times((address != 0).then_some(address), layout);
     Some(match nr {
+        libc::SYS_fchmod => fd(args[0], Change::Mode(int(1))),
+        libc::SYS_fchown => fd(args[0], Change::Owner(int(1), int(2))),
+        libc::SYS_fsetxattr | libc::SYS_fremovexattr => fd(args[0], Change::Attribute),
         libc::SYS_fchmodat => at(args[0], args[1], 0, Change::Mode(int(2))),
         libc::SYS_fchmodat2 => at(args[0], args[1], args[3], Change::Mode(int(2))),
         libc::SYS_fchownat => at(args[0], args[1], args[4], Change::Owner(int(2), int(3))),
+        // No path: the descriptor's file (`futimens`).
         libc::SYS_utimensat => at(args[0], args[1], args[3], times(args[2], TimesLayout::Spec)),
         libc::SYS_setxattr | libc::SYS_removexattr => at(cwd, args[0], 0, Change::Attribute),
-        libc::SYS_lsetxattr | libc::SYS_lremovexattr => at(
-            cwd,
-            args[0],
-            libc::AT_SYMLINK_NOFOLLOW as u64,
-            Change::Attribute,
-        ),
+        libc::SYS_lsetxattr | libc::SYS_lremovexattr => {
+            at(cwd, args[0], nofollow, Change::Attribute)
+        }
         super::seccomp::SYS_SETXATTRAT
         | super::seccomp::SYS_REMOVEXATTRAT
         | super::seccomp::SYS_FILE_SETATTR => at(args[0], args[1], 0, Change::Attribute),
@@ -115,16 +121,12 @@ fn request(nr: i64, args: [u64; 6]) -> Option<Request> {
         #[cfg(target_arch = "x86_64")]
         libc::SYS_chown => at(cwd, args[0], 0, Change::Owner(int(1), int(2))),
         #[cfg(target_arch = "x86_64")]
-        libc::SYS_lchown => at(
-            cwd,
-            args[0],
-            libc::AT_SYMLINK_NOFOLLOW as u64,
-            Change::Owner(int(1), int(2)),
-        ),
+        libc::SYS_lchown => at(cwd, args[0], nofollow, Change::Owner(int(1), int(2))),
         #[cfg(target_arch = "x86_64")]
         libc::SYS_utime => at(cwd, args[0], 0, times(args[1], TimesLayout::Buf)),
         #[cfg(target_arch = "x86_64")]
         libc::SYS_utimes => at(cwd, args[0], 0, times(args[1], TimesLayout::Val)),
+        // No path: the descriptor's file (`futimes`).
         #[cfg(target_arch = "x86_64")]
         libc::SYS_futimesat => at(args[0], args[1], 0, times(args[2], TimesLayout::Val)),
         _ => return None,
@@ -187,7 +189,21 @@ fn carry_out(
     }
     let tid = notification.pid;
     let mut path = [0u8; PATH_MAX + 1];
-    let length = read_string(tid, request.path, &mut path)?;
+    // No path: the change is the descriptor's own (`fchmod`, `futimens`).
+    let (length, request) = if request.path == 0 {
+        if request.dir == AT_FDCWD {
+            return Err(libc::EBADF);
+        }
+        (
+            0,
+            Request {
+                empty_path: true,
+                ..request
+            },
+        )
+    } else {
+        (read_string(tid, request.path, &mut path)?, request)
+    };
     let relative = path.first() != Some(&b'/');
     let dir = if relative {
         Some(Fd(open_dir_of(tid, request.dir)?))
@@ -575,9 +591,12 @@ mod tests {
 
     #[test]
     fn each_handed_over_call_is_read() {
-        for (call, _) in super::super::seccomp::by_path_metadata_calls() {
+        for call in super::super::seccomp::metadata_calls() {
             assert!(request(call, [0; 6]).is_some(), "call {call}");
         }
+        let fchmod = request(libc::SYS_fchmod, [5, 0o600, 0, 0, 0, 0]).unwrap();
+        assert!(fchmod.dir == 5 && fchmod.path == 0);
+        assert!(matches!(fchmod.change, Change::Mode(0o600)));
         let chmod = request(
             libc::SYS_fchmodat2,
             [AT_FDCWD as u32 as u64, 8, 0o644, 0x100, 0, 0],
@@ -588,7 +607,7 @@ mod tests {
         let touch = request(libc::SYS_utimensat, [3, 8, 0, 0x1000, 0, 0]).unwrap();
         assert!(touch.follow && touch.empty_path && touch.dir == 3);
         assert!(matches!(touch.change, Change::Times(None, _)));
-        assert!(request(libc::SYS_fchmod, [0; 6]).is_none());
+        assert!(request(libc::SYS_openat, [0; 6]).is_none());
     }
 
     #[test]

@@ -462,43 +462,47 @@ pub(crate) fn unpinned(program: &[sock_filter]) -> BpfProgram {
     unpinned
 }
 
-/// The system calls that change a file's metadata by its path (or by an
-/// `O_PATH` descriptor, which any path opens, Landlock or not), each with
-/// the index of its path argument: where no mount namespace makes the rest
-/// of the system read-only, a call that may write reaches every file of
-/// its user through them, so they go to the call's reaper
-/// (`SECCOMP_RET_USER_NOTIF`), which does them only inside the workspace
+/// The system calls that change a file's metadata: where no mount
+/// namespace makes the rest of the system read-only, a call that may write
+/// reaches every file of its user through them (Landlock covers none: by
+/// path, by an `O_PATH` descriptor, which any path opens, or by a
+/// descriptor of a file Landlock lets it read, such as a program in a
+/// folder of the search path), so they go to the call's reaper
+/// (`SECCOMP_RET_USER_NOTIF`), which makes them only inside the workspace
 /// and the call's temporary folder ([`super::metadata`]).
-pub(crate) fn by_path_metadata_calls() -> Vec<(i64, u8)> {
+pub(crate) fn metadata_calls() -> Vec<i64> {
     let mut calls = vec![
-        (libc::SYS_fchmodat, 1),
-        (libc::SYS_fchmodat2, 1),
-        (libc::SYS_fchownat, 1),
-        (libc::SYS_utimensat, 1),
-        (libc::SYS_setxattr, 0),
-        (libc::SYS_lsetxattr, 0),
-        (libc::SYS_removexattr, 0),
-        (libc::SYS_lremovexattr, 0),
-        (SYS_SETXATTRAT, 1),
-        (SYS_REMOVEXATTRAT, 1),
-        (SYS_FILE_SETATTR, 1),
+        libc::SYS_fchmod,
+        libc::SYS_fchmodat,
+        libc::SYS_fchmodat2,
+        libc::SYS_fchown,
+        libc::SYS_fchownat,
+        libc::SYS_utimensat,
+        libc::SYS_setxattr,
+        libc::SYS_lsetxattr,
+        libc::SYS_fsetxattr,
+        libc::SYS_removexattr,
+        libc::SYS_lremovexattr,
+        libc::SYS_fremovexattr,
+        SYS_SETXATTRAT,
+        SYS_REMOVEXATTRAT,
+        SYS_FILE_SETATTR,
     ];
     #[cfg(target_arch = "x86_64")]
     calls.extend([
-        (libc::SYS_chmod, 0),
-        (libc::SYS_chown, 0),
-        (libc::SYS_lchown, 0),
-        (libc::SYS_utime, 0),
-        (libc::SYS_utimes, 0),
-        (libc::SYS_futimesat, 1),
+        libc::SYS_chmod,
+        libc::SYS_chown,
+        libc::SYS_lchown,
+        libc::SYS_utime,
+        libc::SYS_utimes,
+        libc::SYS_futimesat,
     ]);
     calls
 }
 
-/// The filter that hands [`by_path_metadata_calls`] to the call's reaper
-/// and allows everything else (the call's own filter, installed after it,
-/// decides the rest). `utimensat` with no path changes its descriptor's
-/// file (`futimens`), which the program opened: allowed.
+/// The filter that hands [`metadata_calls`] to the call's reaper and
+/// allows everything else (the call's own filter, installed after it,
+/// decides the rest).
 pub(crate) fn metadata_notify() -> Vec<sock_filter> {
     const BPF_LD_W_ABS: u16 = 0x20;
     const BPF_JEQ_K: u16 = 0x15;
@@ -507,11 +511,9 @@ pub(crate) fn metadata_notify() -> Vec<sock_filter> {
     const RET_USER_NOTIF: u32 = 0x7fc0_0000;
     const NR: u32 = 0;
     const ARCH: u32 = 4;
-    const ARG1: u32 = 24;
-    let calls = by_path_metadata_calls();
+    let calls = metadata_calls();
     let n = calls.len();
-    // 0 arch, 1 its check, 2 nr, 3..3+n one jump each, then: allow,
-    // notify, utimensat's path halves (two loads, two checks), allow.
+    // 0 arch, 1 its check, 2 nr, 3..3+n one jump each, allow, notify.
     let mut program = vec![
         stmt(BPF_LD_W_ABS, ARCH),
         jump(
@@ -522,36 +524,11 @@ pub(crate) fn metadata_notify() -> Vec<sock_filter> {
         ),
         stmt(BPF_LD_W_ABS, NR),
     ];
-    for (i, (call, _)) in calls.iter().enumerate() {
-        // From the jump at 3 + i: the allow is at 3 + n, the notify after
-        // it, utimensat's check after that.
-        let to_allow = n - i - 1;
-        if *call == libc::SYS_utimensat {
-            program.push(jump(
-                BPF_JEQ_K,
-                *call as u32,
-                u8::try_from(to_allow + 2).unwrap_or(0),
-                0,
-            ));
-        } else {
-            program.push(jump(
-                BPF_JEQ_K,
-                *call as u32,
-                u8::try_from(to_allow + 1).unwrap_or(0),
-                0,
-            ));
-        }
+    for (i, call) in calls.iter().enumerate() {
+        let to_notify = u8::try_from(n - i).unwrap_or(0);
+        program.push(jump(BPF_JEQ_K, *call as u32, to_notify, 0));
     }
-    program.extend([
-        /* 3 + n */ stmt(BPF_RET_K, RET_ALLOW),
-        /* 4 + n */ stmt(BPF_RET_K, RET_USER_NOTIF),
-        /* 5 + n */ stmt(BPF_LD_W_ABS, ARG1),
-        jump(BPF_JEQ_K, 0, 0, 2),
-        stmt(BPF_LD_W_ABS, ARG1 + 4),
-        jump(BPF_JEQ_K, 0, 1, 0),
-        stmt(BPF_RET_K, RET_USER_NOTIF),
-        stmt(BPF_RET_K, RET_ALLOW),
-    ]);
+    program.extend([stmt(BPF_RET_K, RET_ALLOW), stmt(BPF_RET_K, RET_USER_NOTIF)]);
     program
 }
 
@@ -700,36 +677,23 @@ mod tests {
     }
 
     #[test]
-    fn the_metadata_filter_hands_over_only_calls_by_path() {
+    fn the_metadata_filter_hands_over_metadata_calls_only() {
         const NOTIFY: u32 = 0x7fc0_0000;
         const ALLOW: u32 = 0x7fff_0000;
         let program = metadata_notify();
-        let by_path: Vec<u32> = by_path_metadata_calls()
-            .iter()
-            .map(|(call, _)| *call as u32)
-            .collect();
+        let calls: Vec<u32> = metadata_calls().iter().map(|call| *call as u32).collect();
         for nr in 0..1024u32 {
-            for args in [
-                [0u64; 6],
-                [3, 0x1000, 0, 0, 0, 0],
-                [3, 0x7f00_0000_0000, 0, 0, 0, 0],
-            ] {
-                let (got, _) = run(&program, AUDIT_ARCH, nr, args);
-                let want = if nr == libc::SYS_utimensat as u32 && args[1] == 0 {
-                    ALLOW
-                } else if by_path.contains(&nr) {
-                    NOTIFY
-                } else {
-                    ALLOW
-                };
-                assert_eq!(got, want, "nr {nr} args {args:?}");
-            }
+            let want = if calls.contains(&nr) { NOTIFY } else { ALLOW };
+            assert_eq!(run(&program, AUDIT_ARCH, nr, [0; 6]).0, want, "nr {nr}");
             // Another architecture's numbers are the call's own filter's
             // to refuse.
             assert_eq!(run(&program, 0x4000_0003, nr, [0; 6]).0, ALLOW);
         }
-        for fd_based in [libc::SYS_fchmod, libc::SYS_fchown, libc::SYS_fsetxattr] {
-            assert_eq!(run(&program, AUDIT_ARCH, fd_based as u32, [0; 6]).0, ALLOW);
+        for call in [libc::SYS_fchmod, libc::SYS_utimensat, libc::SYS_fsetxattr] {
+            assert_eq!(run(&program, AUDIT_ARCH, call as u32, [0; 6]).0, NOTIFY);
+        }
+        for call in [libc::SYS_openat, libc::SYS_write, libc::SYS_execve] {
+            assert_eq!(run(&program, AUDIT_ARCH, call as u32, [0; 6]).0, ALLOW);
         }
     }
 

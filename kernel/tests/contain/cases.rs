@@ -1157,7 +1157,8 @@ fn without_namespaces_nothing_outlives_the_call_either() {
 /// (`chmod 0644` on a private key, `chmod 0777` on a home folder). Its
 /// reaper now makes those changes by path itself, inside the workspace and
 /// the temporary folder only: by absolute and relative path, through a
-/// link, from a directory descriptor, through `/proc/self/fd`. Inside,
+/// link, from a directory descriptor, through `/proc/self/fd`, by the
+/// descriptor of a file it may read (a folder of the search path). Inside,
 /// they still work (modes, times, owner, a link's own owner); extended
 /// attributes by path are "not supported". The integrator is `nobody`.
 fn without_namespaces_metadata_changes_stay_inside() {
@@ -1185,6 +1186,8 @@ fn without_namespaces_metadata_changes_stay_inside() {
          attempt('out-dirfd', lambda: os.chmod('canary.txt', 0o644, dir_fd=os.open(outside, os.O_PATH)))\n\
          attempt('out-proc', lambda: os.chmod('/proc/self/fd/%d' % os.open(canary, os.O_PATH), 0o644))\n\
          attempt('out-xattr', lambda: os.setxattr(canary, 'user.jig', b'1'))\n\
+         attempt('out-fd', lambda: os.chmod(os.open(canary, os.O_RDONLY), 0o666))\n\
+         attempt('out-fd-times', lambda: os.utime(os.open(canary, os.O_RDONLY), (0, 0)))\n\
          attempt('in-chmod', lambda: os.chmod('mine.txt', 0o640))\n\
          attempt('in-dirfd', lambda: os.chmod('mine.txt', 0o604, dir_fd=os.open('.', os.O_PATH)))\n\
          attempt('in-times', lambda: os.utime(os.path.abspath('mine.txt'), (1000, 2000)))\n\
@@ -1195,17 +1198,21 @@ fn without_namespaces_metadata_changes_stay_inside() {
          attempt('in-tmp', lambda: os.chmod(tmp, 0o600))\n\
          attempt('in-xattr', lambda: os.setxattr('mine.txt', 'user.jig', b'1'))\n"
     );
+    // The folder outside is on the search path, where every call may read
+    // (as a user's `~/.cargo/bin` would be): a program opens its files and
+    // changes them by descriptor.
+    let outside_text = outside.display().to_string();
+    let without = [
+        (crate::integrator::WITHOUT, "namespaces"),
+        (crate::integrator::SEARCH, outside_text.as_str()),
+    ];
     let launch = |on: bool| {
         Launch {
             contained: on,
             access: Access::WriteWorkspace,
             user: Some(NOBODY),
             exe: exe.clone(),
-            env: if on {
-                &[(crate::integrator::WITHOUT, "namespaces")]
-            } else {
-                &[]
-            },
+            env: if on { &without } else { &[] },
             ..Launch::in_world(&world, &["python3", "-c", &script])
         }
         .output()
@@ -1254,7 +1261,9 @@ fn without_namespaces_metadata_changes_stay_inside() {
                 "out-times",
                 "out-link",
                 "out-dirfd",
-                "out-proc"
+                "out-proc",
+                "out-fd",
+                "out-fd-times",
             ]
             .iter()
             .any(|name| report.contains(&format!("{name} DONE"))),

@@ -82,7 +82,14 @@ pub(crate) fn main(args: &[String]) -> ExitCode {
             &read_only,
         )
     } else {
-        support::kernel_without(Path::new(workspace), Path::new(tmp_base), limits, &without)
+        let search = std::env::var_os(SEARCH).map(std::path::PathBuf::from);
+        support::kernel_without(
+            Path::new(workspace),
+            Path::new(tmp_base),
+            limits,
+            &without,
+            search.as_deref(),
+        )
     };
     let mut stdout = std::io::stdout();
     let _ = writeln!(stdout, "confinement: {}", kernel.confinement());
@@ -228,6 +235,9 @@ pub(crate) const TIMEOUT_MS: &str = "JIG_TEST_TIMEOUT_MS";
 /// Set in an integrator's environment: the grace between its calls'
 /// SIGTERM and their end, in milliseconds (the suite's otherwise).
 pub(crate) const GRACE_MS: &str = "JIG_TEST_GRACE_MS";
+/// Set in an integrator's environment (with [`WITHOUT`]): a folder its
+/// kernel adds to its search path, where every call may read.
+pub(crate) const SEARCH: &str = "JIG_TEST_SEARCH";
 /// Paths the integrator's kernel keeps read-only, comma-separated.
 pub(crate) const READ_ONLY: &str = "JIG_TEST_READ_ONLY";
 /// Set in an integrator's environment: its kernel hides the files named

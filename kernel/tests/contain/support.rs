@@ -93,15 +93,30 @@ pub(crate) fn kernel_without(
     tmp_base: &Path,
     limits: Limits,
     without: &[jig_kernel::Mechanism],
+    search: Option<&Path>,
 ) -> Kernel {
+    let mut builder = Kernel::builder(root).tmpdir(tmp_base).limits(limits);
+    if let Some(folder) = search {
+        let mut path = builder_search_path();
+        path.push(folder.to_path_buf());
+        builder = builder.search_path(path);
+    }
     without
         .iter()
-        .fold(
-            Kernel::builder(root).tmpdir(tmp_base).limits(limits),
-            |builder, mechanism| builder.dangerous_without(*mechanism),
-        )
+        .fold(builder, |builder, mechanism| {
+            builder.dangerous_without(*mechanism)
+        })
         .build()
         .unwrap_or_else(|e| panic!("the kernel cannot be built: {e}"))
+}
+
+/// The search path a kernel has by default.
+fn builder_search_path() -> Vec<std::path::PathBuf> {
+    Kernel::builder(".")
+        .dangerous_no_containment()
+        .build()
+        .map(|kernel| kernel.search_path().to_vec())
+        .unwrap_or_default()
 }
 
 /// [`kernel`], keeping `read_only` read-only in every call.
