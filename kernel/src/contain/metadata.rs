@@ -202,7 +202,24 @@ fn carry_out(
             },
         )
     } else {
-        (read_string(tid, request.path, &mut path)?, request)
+        let length = read_string(tid, request.path, &mut path)?;
+        match own_descriptor(&path[..length]) {
+            // `/proc/self/fd/N`: the C library's way to change a file it
+            // holds by `O_PATH` (`fchmodat` not following links, where
+            // `fchmodat2` is missing): the program's own descriptor.
+            Some(fd) => {
+                path = [0u8; PATH_MAX + 1];
+                (
+                    0,
+                    Request {
+                        dir: fd,
+                        empty_path: true,
+                        ..request
+                    },
+                )
+            }
+            None => (length, request),
+        }
     };
     let relative = path.first() != Some(&b'/');
     let dir = if relative {
@@ -231,6 +248,22 @@ fn carry_out(
         return Err(libc::EACCES);
     }
     apply(tid, target.0, request.change)
+}
+
+/// The descriptor a path names when it is the program's own through
+/// `/proc` (`/proc/self/fd/N`, `/proc/thread-self/fd/N`); other magic links
+/// are refused when resolved.
+fn own_descriptor(path: &[u8]) -> Option<i32> {
+    let number = path
+        .strip_prefix(b"/proc/self/fd/")
+        .or_else(|| path.strip_prefix(b"/proc/thread-self/fd/"))?;
+    if number.is_empty() || number.len() > 10 || !number.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let fd = number
+        .iter()
+        .fold(0u64, |n, digit| n * 10 + u64::from(digit - b'0'));
+    i32::try_from(fd).ok()
 }
 
 /// A descriptor closed when dropped.
@@ -608,6 +641,28 @@ mod tests {
         assert!(touch.follow && touch.empty_path && touch.dir == 3);
         assert!(matches!(touch.change, Change::Times(None, _)));
         assert!(request(libc::SYS_openat, [0; 6]).is_none());
+    }
+
+    #[test]
+    fn the_programs_own_descriptors_through_proc_are_read() {
+        assert_eq!(own_descriptor(b"/proc/self/fd/3"), Some(3));
+        assert_eq!(
+            own_descriptor(b"/proc/thread-self/fd/2147483647"),
+            Some(i32::MAX)
+        );
+        for other in [
+            &b"/proc/self/fd/"[..],
+            b"/proc/self/fd/3/",
+            b"/proc/self/fd/3/..",
+            b"/proc/self/fd/-1",
+            b"/proc/self/fd/2147483648",
+            b"/proc/self/fd/99999999999",
+            b"/proc/1/fd/3",
+            b"/proc/self/cwd",
+            b"proc/self/fd/3",
+        ] {
+            assert_eq!(own_descriptor(other), None, "{other:?}");
+        }
     }
 
     #[test]

@@ -1159,7 +1159,9 @@ fn without_namespaces_nothing_outlives_the_call_either() {
 /// the temporary folder only: by absolute and relative path, through a
 /// link, from a directory descriptor, through `/proc/self/fd`, by the
 /// descriptor of a file it may read (a folder of the search path). Inside,
-/// they still work (modes, times, owner, a link's own owner); extended
+/// they still work (modes, times, owner, a link's own owner; through
+/// `/proc/self/fd/N`, as the C library changes a file it holds by
+/// `O_PATH`, which GNU tar does); extended
 /// attributes by path are "not supported". The integrator is `nobody`.
 fn without_namespaces_metadata_changes_stay_inside() {
     let (_holder, exe, world) = unprivileged_world();
@@ -1189,6 +1191,7 @@ fn without_namespaces_metadata_changes_stay_inside() {
          attempt('out-fd', lambda: os.chmod(os.open(canary, os.O_RDONLY), 0o666))\n\
          attempt('out-fd-times', lambda: os.utime(os.open(canary, os.O_RDONLY), (0, 0)))\n\
          attempt('in-chmod', lambda: os.chmod('mine.txt', 0o640))\n\
+         attempt('in-proc', lambda: os.chmod('/proc/self/fd/%d' % os.open('mine.txt', os.O_PATH), 0o640))\n\
          attempt('in-dirfd', lambda: os.chmod('mine.txt', 0o604, dir_fd=os.open('.', os.O_PATH)))\n\
          attempt('in-times', lambda: os.utime(os.path.abspath('mine.txt'), (1000, 2000)))\n\
          attempt('in-owner', lambda: os.chown('mine.txt', -1, {gid}))\n\
@@ -1232,6 +1235,7 @@ fn without_namespaces_metadata_changes_stay_inside() {
         if on {
             for name in [
                 "in-chmod",
+                "in-proc",
                 "in-dirfd",
                 "in-times",
                 "in-owner",
