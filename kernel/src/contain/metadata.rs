@@ -20,8 +20,9 @@
 //! checks where that file is; and makes the change on that descriptor
 //! itself, with the program's rights (it has dropped its capabilities too),
 //! answering the program with the result. Extended attributes are
-//! answered "not supported", which copying programs take as a file system
-//! without them.
+//! answered "not supported" by the filter itself
+//! ([`super::seccomp::attribute_calls`]), which copying programs take as a
+//! file system without them.
 //!
 //! Everything here runs in the reaper, a fork of a threaded process: raw
 //! system calls into stack buffers, nothing allocated.
@@ -58,7 +59,6 @@ enum Change {
     Owner(u32, u32),
     /// The address of the times (`None`: now), and how they are written.
     Times(Option<u64>, TimesLayout),
-    Attribute,
 }
 
 #[derive(Clone, Copy)]
@@ -97,31 +97,28 @@ fn request(nr: i64, args: [u64; 6]) -> Option<Request> {
         change,
     };
     let fd = |fd: u64, change: Change| at(fd, 0, 0, change);
+    #[cfg(target_arch = "x86_64")]
     let cwd = AT_FDCWD as u32 as u64;
-    let nofollow = libc::AT_SYMLINK_NOFOLLOW as u64;
     let times = |address: u64, layout| Change::Times((address != 0).then_some(address), layout);
     Some(match nr {
         libc::SYS_fchmod => fd(args[0], Change::Mode(int(1))),
         libc::SYS_fchown => fd(args[0], Change::Owner(int(1), int(2))),
-        libc::SYS_fsetxattr | libc::SYS_fremovexattr => fd(args[0], Change::Attribute),
         libc::SYS_fchmodat => at(args[0], args[1], 0, Change::Mode(int(2))),
         libc::SYS_fchmodat2 => at(args[0], args[1], args[3], Change::Mode(int(2))),
         libc::SYS_fchownat => at(args[0], args[1], args[4], Change::Owner(int(2), int(3))),
         // No path: the descriptor's file (`futimens`).
         libc::SYS_utimensat => at(args[0], args[1], args[3], times(args[2], TimesLayout::Spec)),
-        libc::SYS_setxattr | libc::SYS_removexattr => at(cwd, args[0], 0, Change::Attribute),
-        libc::SYS_lsetxattr | libc::SYS_lremovexattr => {
-            at(cwd, args[0], nofollow, Change::Attribute)
-        }
-        super::seccomp::SYS_SETXATTRAT
-        | super::seccomp::SYS_REMOVEXATTRAT
-        | super::seccomp::SYS_FILE_SETATTR => at(args[0], args[1], 0, Change::Attribute),
         #[cfg(target_arch = "x86_64")]
         libc::SYS_chmod => at(cwd, args[0], 0, Change::Mode(int(1))),
         #[cfg(target_arch = "x86_64")]
         libc::SYS_chown => at(cwd, args[0], 0, Change::Owner(int(1), int(2))),
         #[cfg(target_arch = "x86_64")]
-        libc::SYS_lchown => at(cwd, args[0], nofollow, Change::Owner(int(1), int(2))),
+        libc::SYS_lchown => at(
+            cwd,
+            args[0],
+            libc::AT_SYMLINK_NOFOLLOW as u64,
+            Change::Owner(int(1), int(2)),
+        ),
         #[cfg(target_arch = "x86_64")]
         libc::SYS_utime => at(cwd, args[0], 0, times(args[1], TimesLayout::Buf)),
         #[cfg(target_arch = "x86_64")]
@@ -184,9 +181,6 @@ fn carry_out(
     request: Request,
     inside: Inside<'_>,
 ) -> Result<(), i32> {
-    if matches!(request.change, Change::Attribute) {
-        return Err(libc::EOPNOTSUPP);
-    }
     let tid = notification.pid;
     let mut path = [0u8; PATH_MAX + 1];
     // No path: the change is the descriptor's own (`fchmod`, `futimens`).
@@ -478,7 +472,6 @@ fn apply(tid: u32, fd: RawFd, change: Change) -> Result<(), i32> {
     }
     let link_itself = stat.st_mode & libc::S_IFMT == libc::S_IFLNK;
     let done = match change {
-        Change::Attribute => return Err(libc::EOPNOTSUPP),
         Change::Mode(mode) => {
             // Set-user-ID and set-group-ID modes are refused before this,
             // by the call's own filter; and a link has no mode of its own.

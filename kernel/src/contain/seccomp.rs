@@ -478,15 +478,6 @@ pub(crate) fn metadata_calls() -> Vec<i64> {
         libc::SYS_fchown,
         libc::SYS_fchownat,
         libc::SYS_utimensat,
-        libc::SYS_setxattr,
-        libc::SYS_lsetxattr,
-        libc::SYS_fsetxattr,
-        libc::SYS_removexattr,
-        libc::SYS_lremovexattr,
-        libc::SYS_fremovexattr,
-        SYS_SETXATTRAT,
-        SYS_REMOVEXATTRAT,
-        SYS_FILE_SETATTR,
     ];
     #[cfg(target_arch = "x86_64")]
     calls.extend([
@@ -500,20 +491,41 @@ pub(crate) fn metadata_calls() -> Vec<i64> {
     calls
 }
 
-/// The filter that hands [`metadata_calls`] to the call's reaper and
-/// allows everything else (the call's own filter, installed after it,
-/// decides the rest).
+/// The calls that set or remove extended attributes (and `file_setattr`'s
+/// flags): answered "not supported" by the same filter, wherever the file
+/// is (copying programs take it as a file system without them), with no
+/// trip to the reaper.
+pub(crate) fn attribute_calls() -> Vec<i64> {
+    vec![
+        libc::SYS_setxattr,
+        libc::SYS_lsetxattr,
+        libc::SYS_fsetxattr,
+        libc::SYS_removexattr,
+        libc::SYS_lremovexattr,
+        libc::SYS_fremovexattr,
+        SYS_SETXATTRAT,
+        SYS_REMOVEXATTRAT,
+        SYS_FILE_SETATTR,
+    ]
+}
+
+/// The filter that hands [`metadata_calls`] to the call's reaper, answers
+/// [`attribute_calls`] "not supported", and allows everything else (the
+/// call's own filter, installed after it, decides the rest).
 pub(crate) fn metadata_notify() -> Vec<sock_filter> {
     const BPF_LD_W_ABS: u16 = 0x20;
     const BPF_JEQ_K: u16 = 0x15;
     const BPF_RET_K: u16 = 0x06;
     const RET_ALLOW: u32 = 0x7fff_0000;
     const RET_USER_NOTIF: u32 = 0x7fc0_0000;
+    const RET_ERRNO: u32 = 0x0005_0000;
     const NR: u32 = 0;
     const ARCH: u32 = 4;
-    let calls = metadata_calls();
-    let n = calls.len();
-    // 0 arch, 1 its check, 2 nr, 3..3+n one jump each, allow, notify.
+    let handed = metadata_calls();
+    let refused = attribute_calls();
+    let n = handed.len() + refused.len();
+    // 0 arch, 1 its check, 2 nr, 3..3+n one jump each; then allow,
+    // notify, not supported.
     let mut program = vec![
         stmt(BPF_LD_W_ABS, ARCH),
         jump(
@@ -524,11 +536,21 @@ pub(crate) fn metadata_notify() -> Vec<sock_filter> {
         ),
         stmt(BPF_LD_W_ABS, NR),
     ];
-    for (i, call) in calls.iter().enumerate() {
-        let to_notify = u8::try_from(n - i).unwrap_or(0);
-        program.push(jump(BPF_JEQ_K, *call as u32, to_notify, 0));
+    for (i, (call, answer)) in handed
+        .iter()
+        .map(|call| (call, 1))
+        .chain(refused.iter().map(|call| (call, 2)))
+        .enumerate()
+    {
+        // From the jump at 3 + i, the allow is n - i - 1 ahead.
+        let to = u8::try_from(n - i - 1 + answer).unwrap_or(0);
+        program.push(jump(BPF_JEQ_K, *call as u32, to, 0));
     }
-    program.extend([stmt(BPF_RET_K, RET_ALLOW), stmt(BPF_RET_K, RET_USER_NOTIF)]);
+    program.extend([
+        stmt(BPF_RET_K, RET_ALLOW),
+        stmt(BPF_RET_K, RET_USER_NOTIF),
+        stmt(BPF_RET_K, RET_ERRNO | libc::EOPNOTSUPP as u32),
+    ]);
     program
 }
 
@@ -680,18 +702,30 @@ mod tests {
     fn the_metadata_filter_hands_over_metadata_calls_only() {
         const NOTIFY: u32 = 0x7fc0_0000;
         const ALLOW: u32 = 0x7fff_0000;
+        const NOT_SUPPORTED: u32 = 0x0005_0000 | libc::EOPNOTSUPP as u32;
         let program = metadata_notify();
-        let calls: Vec<u32> = metadata_calls().iter().map(|call| *call as u32).collect();
+        let handed: Vec<u32> = metadata_calls().iter().map(|call| *call as u32).collect();
+        let refused: Vec<u32> = attribute_calls().iter().map(|call| *call as u32).collect();
         for nr in 0..1024u32 {
-            let want = if calls.contains(&nr) { NOTIFY } else { ALLOW };
+            let want = if handed.contains(&nr) {
+                NOTIFY
+            } else if refused.contains(&nr) {
+                NOT_SUPPORTED
+            } else {
+                ALLOW
+            };
             assert_eq!(run(&program, AUDIT_ARCH, nr, [0; 6]).0, want, "nr {nr}");
             // Another architecture's numbers are the call's own filter's
             // to refuse.
             assert_eq!(run(&program, 0x4000_0003, nr, [0; 6]).0, ALLOW);
         }
-        for call in [libc::SYS_fchmod, libc::SYS_utimensat, libc::SYS_fsetxattr] {
+        for call in [libc::SYS_fchmod, libc::SYS_utimensat, libc::SYS_fchownat] {
             assert_eq!(run(&program, AUDIT_ARCH, call as u32, [0; 6]).0, NOTIFY);
         }
+        assert_eq!(
+            run(&program, AUDIT_ARCH, libc::SYS_fsetxattr as u32, [0; 6]).0,
+            NOT_SUPPORTED
+        );
         for call in [libc::SYS_openat, libc::SYS_write, libc::SYS_execve] {
             assert_eq!(run(&program, AUDIT_ARCH, call as u32, [0; 6]).0, ALLOW);
         }
