@@ -146,7 +146,10 @@ pub struct Confinement {
     /// Whether, without namespaces, a reaper between the integrator and
     /// the program ends every process of the call with it (those that
     /// left its process group too: `setsid`, double forks), as a PID
-    /// namespace would; it needs `/proc/thread-self/children`.
+    /// namespace would; it needs `/proc/thread-self/children`. With
+    /// Landlock, it also makes a write call's metadata changes (modes,
+    /// owners, times), only inside the workspace and the temporary folder,
+    /// as a read-only mount of the rest would keep them.
     pub reaper: bool,
 }
 
@@ -237,7 +240,13 @@ impl std::fmt::Display for Confinement {
                 "user+pid+mount namespaces".to_owned()
             });
         }
-        if self.reaper {
+        if self.reaper && self.landlock_abi.is_some() {
+            // (see `Plan::metadata_notify`)
+            parts.push(
+                "a reaper of the call's processes and of its metadata changes (inside only)"
+                    .to_owned(),
+            );
+        } else if self.reaper {
             parts.push("a reaper of the call's processes".to_owned());
         }
         match self.process_limit {
