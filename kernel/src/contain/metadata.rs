@@ -548,23 +548,33 @@ fn read_times(tid: u32, address: u64, layout: TimesLayout) -> Result<[libc::time
     })
 }
 
+/// A message of one byte with room for one descriptor, over `data` and
+/// `control` (which must outlive it).
+fn one_byte_message(data: &mut libc::iovec, control: &mut [u64; 4]) -> libc::msghdr {
+    // SAFETY: a plain structure of integers and pointers, all zero.
+    #[expect(unsafe_code)]
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = data;
+    message.msg_iovlen = 1;
+    message.msg_control = control.as_mut_ptr().cast();
+    message.msg_controllen = std::mem::size_of_val(control) as _;
+    message
+}
+
 /// Sends `listener` over `socket` (the program's side, before `execve`):
 /// whether it was sent.
 #[expect(unsafe_code)]
 pub(crate) fn send_listener(socket: RawFd, listener: RawFd) -> bool {
-    // SAFETY: sendmsg of one byte and one descriptor, from local buffers
-    // laid out as the kernel reads them.
+    let mut byte = [0u8; 1];
+    let mut data = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    let mut control = [0u64; 4];
+    let mut message = one_byte_message(&mut data, &mut control);
+    // SAFETY: the control header is written within `control` (room for
+    // one descriptor), then sendmsg reads the local buffers.
     unsafe {
-        let mut byte = [0u8; 1];
-        let mut data = libc::iovec {
-            iov_base: byte.as_mut_ptr().cast(),
-            iov_len: 1,
-        };
-        let mut control = [0u64; 4];
-        let mut message: libc::msghdr = std::mem::zeroed();
-        message.msg_iov = &mut data;
-        message.msg_iovlen = 1;
-        message.msg_control = control.as_mut_ptr().cast();
         message.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<c_int>() as u32) as _;
         let header = libc::CMSG_FIRSTHDR(&message);
         if header.is_null() {
@@ -583,20 +593,16 @@ pub(crate) fn send_listener(socket: RawFd, listener: RawFd) -> bool {
 /// came.
 #[expect(unsafe_code)]
 pub(crate) fn receive_listener(socket: RawFd) -> RawFd {
-    // SAFETY: recvmsg into local buffers laid out as the kernel writes
-    // them; the descriptor read only from a header the kernel filled.
+    let mut byte = [0u8; 1];
+    let mut data = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    let mut control = [0u64; 4];
+    let mut message = one_byte_message(&mut data, &mut control);
+    // SAFETY: recvmsg into the local buffers; the descriptor is read only
+    // from a header the kernel filled, within `control`.
     unsafe {
-        let mut byte = [0u8; 1];
-        let mut data = libc::iovec {
-            iov_base: byte.as_mut_ptr().cast(),
-            iov_len: 1,
-        };
-        let mut control = [0u64; 4];
-        let mut message: libc::msghdr = std::mem::zeroed();
-        message.msg_iov = &mut data;
-        message.msg_iovlen = 1;
-        message.msg_control = control.as_mut_ptr().cast();
-        message.msg_controllen = std::mem::size_of_val(&control) as _;
         if libc::recvmsg(socket, &mut message, libc::MSG_CMSG_CLOEXEC) != 1 {
             return -1;
         }

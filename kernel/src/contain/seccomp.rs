@@ -129,31 +129,8 @@ fn always_refused() -> Vec<i64> {
 /// Calls that change a file's metadata, which Landlock does not cover:
 /// refused in read-only runs.
 fn metadata_writes() -> Vec<i64> {
-    let mut calls: Vec<i64> = [
-        libc::SYS_fchmod,
-        libc::SYS_fchmodat,
-        libc::SYS_fchmodat2,
-        libc::SYS_fchown,
-        libc::SYS_fchownat,
-        libc::SYS_utimensat,
-        libc::SYS_setxattr,
-        libc::SYS_lsetxattr,
-        libc::SYS_fsetxattr,
-        libc::SYS_removexattr,
-        libc::SYS_lremovexattr,
-        libc::SYS_fremovexattr,
-    ]
-    .to_vec();
-    #[cfg(target_arch = "x86_64")]
-    calls.extend([
-        libc::SYS_chmod,
-        libc::SYS_chown,
-        libc::SYS_lchown,
-        libc::SYS_utime,
-        libc::SYS_utimes,
-        libc::SYS_futimesat,
-    ]);
-    calls.extend([SYS_SETXATTRAT, SYS_REMOVEXATTRAT, SYS_FILE_SETATTR]);
+    let mut calls = metadata_calls();
+    calls.extend(attribute_calls());
     calls
 }
 

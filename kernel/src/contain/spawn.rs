@@ -2492,18 +2492,13 @@ fn drop_capabilities(report: RawFd, bounding: bool) {
             0,
             0,
         );
+        if !drop_own_capabilities() {
+            fail(report, Stage::Capabilities, errno());
+        }
         let mut header = CapHeader {
             version: CAPABILITY_VERSION_3,
             pid: 0,
         };
-        let empty = [CapData {
-            effective: 0,
-            permitted: 0,
-            inheritable: 0,
-        }; 2];
-        if libc::syscall(libc::SYS_capset, &mut header, empty.as_ptr()) != 0 {
-            fail(report, Stage::Capabilities, errno());
-        }
         let mut now = [CapData {
             effective: 1,
             permitted: 1,

@@ -154,6 +154,32 @@ pub(crate) fn nonce() -> u64 {
 }
 
 /// The live processes (zombies excluded) whose command line holds `marker`.
+/// Waits (up to five seconds) until no process of user `uid` is left, the
+/// dead not yet reaped included: they count against the user's
+/// `RLIMIT_NPROC` until then. Whether none is left.
+pub(crate) fn no_processes_of(uid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let start = Instant::now();
+    loop {
+        let any = std::fs::read_dir("/proc").is_ok_and(|entries| {
+            entries.flatten().any(|entry| {
+                entry
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|name| name.parse::<u32>().is_ok())
+                    && entry.metadata().is_ok_and(|meta| meta.uid() == uid)
+            })
+        });
+        if !any {
+            return true;
+        }
+        if start.elapsed() > Duration::from_secs(5) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 pub(crate) fn processes_with(marker: &str) -> Vec<i32> {
     let own = std::process::id() as i32;
     let mut found = Vec::new();
