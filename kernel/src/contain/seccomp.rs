@@ -261,13 +261,20 @@ fn compile_with(access: Access, tree: bool) -> Option<BpfProgram> {
     // leads a session of its own), which `TIOCSTI` needs; this holds where
     // a terminal's descriptor reaches a program all the same. The request
     // is read as the operating system reads it, as 32 bits.
-    rules.insert(
-        libc::SYS_ioctl,
-        vec![
-            when(1, SeccompCmpOp::Eq, libc::TIOCSTI)?,
-            when(1, SeccompCmpOp::Eq, libc::TIOCLINUX)?,
-        ],
-    );
+    let mut ioctl_refused = vec![
+        when(1, SeccompCmpOp::Eq, libc::TIOCSTI)?,
+        when(1, SeccompCmpOp::Eq, libc::TIOCLINUX)?,
+    ];
+    // A file's inode flags (`chattr`: no access times, synchronous
+    // writes...), which a read-only call could set on any file of its user
+    // it may read (a folder of the search path) where no read-only mount
+    // keeps it from them.
+    if access == Access::ReadOnly {
+        for request in INODE_FLAG_REQUESTS {
+            ioctl_refused.push(when(1, SeccompCmpOp::Eq, request)?);
+        }
+    }
+    rules.insert(libc::SYS_ioctl, ioctl_refused);
     // Limits and scheduling of another process of the same user: the
     // call's init is one (it counts the call's processes where nothing else
     // bounds them, and a program could lower its descriptor limit or its
@@ -486,6 +493,17 @@ pub(crate) fn attribute_calls() -> Vec<i64> {
     ]
 }
 
+/// The `ioctl` requests that change a file's inode flags and attributes
+/// (`FS_IOC_SETFLAGS`, in its 32-bit form too, `FS_IOC_FSSETXATTR`,
+/// `FS_IOC_SETVERSION`, in both forms): what `chattr` sends.
+pub(crate) const INODE_FLAG_REQUESTS: [u64; 5] = [
+    0x4008_6602,
+    0x4004_6602,
+    0x401c_5820,
+    0x4008_7602,
+    0x4004_7602,
+];
+
 /// The filter that hands [`metadata_calls`] to the call's reaper, answers
 /// [`attribute_calls`] "not supported", and allows everything else (the
 /// call's own filter, installed after it, decides the rest).
@@ -498,30 +516,46 @@ pub(crate) fn metadata_notify() -> Vec<sock_filter> {
     const RET_ERRNO: u32 = 0x0005_0000;
     const NR: u32 = 0;
     const ARCH: u32 = 4;
+    const ARG1: u32 = 24;
     let handed = metadata_calls();
     let refused = attribute_calls();
     let n = handed.len() + refused.len();
-    // 0 arch, 1 its check, 2 nr, 3..3+n one jump each; then allow,
-    // notify, not supported.
+    let m = INODE_FLAG_REQUESTS.len();
+    // 0 arch, 1 its check, 2 nr, 3..3+n one jump each, then `ioctl`'s
+    // check, its request, one check per flag request; then allow, notify,
+    // not supported.
+    let ioctl_at = 3 + n;
+    let allow = ioctl_at + 2 + m;
+    let (notify, not_supported) = (allow + 1, allow + 2);
+    let offset = |from: usize, to: usize| u8::try_from(to - from - 1).unwrap_or(0);
     let mut program = vec![
         stmt(BPF_LD_W_ABS, ARCH),
-        jump(
-            BPF_JEQ_K,
-            AUDIT_ARCH,
-            0,
-            u8::try_from(n + 1).unwrap_or(u8::MAX),
-        ),
+        jump(BPF_JEQ_K, AUDIT_ARCH, 0, offset(1, allow)),
         stmt(BPF_LD_W_ABS, NR),
     ];
-    for (i, (call, answer)) in handed
+    for (i, (call, to)) in handed
         .iter()
-        .map(|call| (call, 1))
-        .chain(refused.iter().map(|call| (call, 2)))
+        .map(|call| (call, notify))
+        .chain(refused.iter().map(|call| (call, not_supported)))
         .enumerate()
     {
-        // From the jump at 3 + i, the allow is n - i - 1 ahead.
-        let to = u8::try_from(n - i - 1 + answer).unwrap_or(0);
-        program.push(jump(BPF_JEQ_K, *call as u32, to, 0));
+        program.push(jump(BPF_JEQ_K, *call as u32, offset(3 + i, to), 0));
+    }
+    program.push(jump(
+        BPF_JEQ_K,
+        libc::SYS_ioctl as u32,
+        0,
+        offset(ioctl_at, allow),
+    ));
+    program.push(stmt(BPF_LD_W_ABS, ARG1));
+    for (j, request) in INODE_FLAG_REQUESTS.iter().enumerate() {
+        let at = ioctl_at + 2 + j;
+        program.push(jump(
+            BPF_JEQ_K,
+            *request as u32,
+            offset(at, not_supported),
+            0,
+        ));
     }
     program.extend([
         stmt(BPF_RET_K, RET_ALLOW),
@@ -703,6 +737,20 @@ mod tests {
             run(&program, AUDIT_ARCH, libc::SYS_fsetxattr as u32, [0; 6]).0,
             NOT_SUPPORTED
         );
+        let ioctl = libc::SYS_ioctl as u32;
+        for request in INODE_FLAG_REQUESTS {
+            assert_eq!(
+                run(&program, AUDIT_ARCH, ioctl, [3, request, 0x1000, 0, 0, 0]).0,
+                NOT_SUPPORTED
+            );
+        }
+        // FS_IOC_GETFLAGS, FIONREAD: read, allowed.
+        for request in [0x8008_6601, libc::FIONREAD] {
+            assert_eq!(
+                run(&program, AUDIT_ARCH, ioctl, [3, request, 0x1000, 0, 0, 0]).0,
+                ALLOW
+            );
+        }
         for call in [libc::SYS_openat, libc::SYS_write, libc::SYS_execve] {
             assert_eq!(run(&program, AUDIT_ARCH, call as u32, [0; 6]).0, ALLOW);
         }
@@ -886,6 +934,15 @@ mod tests {
                 libc::FIONBIO,
             ] {
                 assert_eq!(verdict(ioctl, [1, request, 0x1000, 0, 0, 0]), ALLOW);
+            }
+            // A file's inode flags: not in a read-only call.
+            for request in INODE_FLAG_REQUESTS {
+                let want = if access == Access::ReadOnly {
+                    ERRNO
+                } else {
+                    ALLOW
+                };
+                assert_eq!(verdict(ioctl, [3, request, 0x1000, 0, 0, 0]), want);
             }
         }
     }

@@ -1164,11 +1164,28 @@ fn without_namespaces_nothing_outlives_the_call_either() {
 /// reaper now makes those changes by path itself, inside the workspace and
 /// the temporary folder only: by absolute and relative path, through a
 /// link, from a directory descriptor, through `/proc/self/fd`, by the
-/// descriptor of a file it may read (a folder of the search path). Inside,
+/// descriptor of a file it may read (a folder of the search path), and
+/// its inode flags (`chattr`), in a read-only call too. Inside,
 /// they still work (modes, times, owner, a link's own owner; through
 /// `/proc/self/fd/N`, as the C library changes a file it holds by
 /// `O_PATH`, which GNU tar does); extended
 /// attributes by path are "not supported". The integrator is `nobody`.
+/// Python that reads a file's inode flags (`get_flags`) and sets or clears
+/// its no-access-time flag (`set_noatime`), as `lsattr` and `chattr +A` do.
+const SET_NOATIME: &str = "import fcntl, os, struct\n\
+def get_flags(path):\n\
+\x20   fd = os.open(path, os.O_RDONLY)\n\
+\x20   buf = bytearray(8)\n\
+\x20   fcntl.ioctl(fd, 0x80086601, buf)\n\
+\x20   os.close(fd)\n\
+\x20   return struct.unpack('q', bytes(buf))[0]\n\
+def set_noatime(path, on=True):\n\
+\x20   flags = get_flags(path)\n\
+\x20   flags = flags | 0x80 if on else flags & ~0x80\n\
+\x20   fd = os.open(path, os.O_RDONLY)\n\
+\x20   fcntl.ioctl(fd, 0x40086602, struct.pack('q', flags))\n\
+\x20   os.close(fd)";
+
 fn without_namespaces_metadata_changes_stay_inside() {
     let (_holder, exe, world) = unprivileged_world();
     let (uid, gid) = NOBODY;
@@ -1196,6 +1213,8 @@ fn without_namespaces_metadata_changes_stay_inside() {
          attempt('out-xattr', lambda: os.setxattr(canary, 'user.jig', b'1'))\n\
          attempt('out-fd', lambda: os.chmod(os.open(canary, os.O_RDONLY), 0o666))\n\
          attempt('out-fd-times', lambda: os.utime(os.open(canary, os.O_RDONLY), (0, 0)))\n\
+         {SET_NOATIME}\n\
+         attempt('out-flags', lambda: set_noatime(canary))\n\
          attempt('in-chmod', lambda: os.chmod('mine.txt', 0o640))\n\
          attempt('in-proc', lambda: os.chmod('/proc/self/fd/%d' % os.open('mine.txt', os.O_PATH), 0o640))\n\
          attempt('in-dirfd', lambda: os.chmod('mine.txt', 0o604, dir_fd=os.open('.', os.O_PATH)))\n\
@@ -1215,19 +1234,55 @@ fn without_namespaces_metadata_changes_stay_inside() {
         (crate::integrator::WITHOUT, "namespaces"),
         (crate::integrator::SEARCH, outside_text.as_str()),
     ];
-    let launch = |on: bool| {
+    let launch = |on: bool, access: Access, script: &str| {
         Launch {
             contained: on,
-            access: Access::WriteWorkspace,
+            access,
             user: Some(NOBODY),
             exe: exe.clone(),
             env: if on { &without } else { &[] },
-            ..Launch::in_world(&world, &["python3", "-c", &script])
+            ..Launch::in_world(&world, &["python3", "-c", script])
         }
         .output()
     };
     use std::os::unix::fs::MetadataExt;
+    // A file's inode flags (`chattr +A`) are set by `ioctl`: in a read-only
+    // call too, where nothing else of the file may change.
+    let noatime = |path: &Path| {
+        let script = format!("{SET_NOATIME}\nprint(get_flags({path:?}) & 0x80)");
+        let output = std::process::Command::new("python3")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&output.stdout).trim() == "128"
+    };
+    let clear_noatime = |path: &Path| {
+        let script = format!("{SET_NOATIME}\nset_noatime({path:?}, False)");
+        std::process::Command::new("python3")
+            .args(["-c", &script])
+            .status()
+            .unwrap();
+    };
+    let flags_only = format!(
+        "{SET_NOATIME}\n\
+         try:\n\
+         \x20   set_noatime({canary:?}); print('out-flags DONE')\n\
+         except OSError as e:\n\
+         \x20   print('out-flags refused', e.errno)\n"
+    );
+    twice(
+        "inode flags outside in a read-only call without namespaces",
+        |on| {
+            clear_noatime(&canary);
+            let report = launch(on, Access::ReadOnly, &flags_only);
+            assert!(report.contains("exit: 0"), "{report}");
+            let changed = noatime(&canary);
+            assert_eq!(changed, report.contains("out-flags DONE"), "{report}");
+            changed
+        },
+    );
     twice("metadata changes outside without namespaces", |on| {
+        clear_noatime(&canary);
         std::fs::set_permissions(&canary, std::fs::Permissions::from_mode(0o600)).unwrap();
         std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::File::options()
@@ -1236,7 +1291,7 @@ fn without_namespaces_metadata_changes_stay_inside() {
             .unwrap()
             .set_modified(std::time::SystemTime::now())
             .unwrap();
-        let report = launch(on);
+        let report = launch(on, Access::WriteWorkspace, &script);
         assert!(report.contains("exit: 0"), "{report}");
         if on {
             for name in [
@@ -1262,7 +1317,8 @@ fn without_namespaces_metadata_changes_stay_inside() {
         let changed = meta.mode() & 0o7777 != 0o600
             || meta.mtime() == 0
             || std::fs::metadata(&outside).unwrap().mode() & 0o7777 != 0o755
-            || report.contains("out-xattr DONE");
+            || report.contains("out-xattr DONE")
+            || noatime(&canary);
         assert_eq!(
             changed,
             [
@@ -1274,6 +1330,7 @@ fn without_namespaces_metadata_changes_stay_inside() {
                 "out-proc",
                 "out-fd",
                 "out-fd-times",
+                "out-flags",
             ]
             .iter()
             .any(|name| report.contains(&format!("{name} DONE"))),
