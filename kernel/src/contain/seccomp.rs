@@ -495,13 +495,18 @@ pub(crate) fn attribute_calls() -> Vec<i64> {
 
 /// The `ioctl` requests that change a file's inode flags and attributes
 /// (`FS_IOC_SETFLAGS`, in its 32-bit form too, `FS_IOC_FSSETXATTR`,
-/// `FS_IOC_SETVERSION`, in both forms): what `chattr` sends.
-pub(crate) const INODE_FLAG_REQUESTS: [u64; 5] = [
+/// `FS_IOC_SETVERSION`, in both forms: what `chattr` sends), or make its
+/// content permanently read-only (`FS_IOC_ENABLE_VERITY`, which its owner
+/// may send on a descriptor open for reading) or an empty folder encrypted
+/// (`FS_IOC_SET_ENCRYPTION_POLICY`).
+pub(crate) const INODE_FLAG_REQUESTS: [u64; 7] = [
     0x4008_6602,
     0x4004_6602,
     0x401c_5820,
     0x4008_7602,
     0x4004_7602,
+    0x4080_6685,
+    0x800c_6613,
 ];
 
 /// The filter that hands [`metadata_calls`] to the call's reaper, answers
