@@ -7,8 +7,9 @@
 //! namespaces are refused) a call that may write could `chmod 0777` its
 //! user's home, make a private key readable by every local user, or make
 //! a program of the user's in a folder of the search path (which every
-//! call may read, so open) writable by all. Every call that changes
-//! metadata, by path, by an `O_PATH` descriptor (which Landlock lets any
+//! call may read, so open) writable by all (and, before Landlock's ABI 3,
+//! cut any of its files short with `truncate`). Every call that changes
+//! metadata (or a length by path), by path, by an `O_PATH` descriptor (which Landlock lets any
 //! path open) or by a descriptor of a file the program could open, is
 //! handed to the call's reaper by a seccomp filter with a listener
 //! ([`super::seccomp::metadata_notify`]). The reaper does not let the
@@ -59,6 +60,8 @@ enum Change {
     Owner(u32, u32),
     /// The address of the times (`None`: now), and how they are written.
     Times(Option<u64>, TimesLayout),
+    /// `truncate`: the new length.
+    Size(i64),
 }
 
 #[derive(Clone, Copy)]
@@ -102,6 +105,12 @@ fn request(nr: i64, args: [u64; 6]) -> Option<Request> {
     let times = |address: u64, layout| Change::Times((address != 0).then_some(address), layout);
     Some(match nr {
         libc::SYS_fchmod => fd(args[0], Change::Mode(int(1))),
+        libc::SYS_truncate => at(
+            AT_FDCWD as u32 as u64,
+            args[0],
+            0,
+            Change::Size(args[1] as i64),
+        ),
         libc::SYS_fchown => fd(args[0], Change::Owner(int(1), int(2))),
         libc::SYS_fchmodat => at(args[0], args[1], 0, Change::Mode(int(2))),
         libc::SYS_fchmodat2 => at(args[0], args[1], args[3], Change::Mode(int(2))),
@@ -472,6 +481,9 @@ fn apply(tid: u32, fd: RawFd, change: Change) -> Result<(), i32> {
     }
     let link_itself = stat.st_mode & libc::S_IFMT == libc::S_IFLNK;
     let done = match change {
+        // SAFETY: truncate of our own descriptor's file (never a link:
+        // the path was followed), through its `/proc/self/fd` path.
+        Change::Size(length) => unsafe { libc::truncate(link.as_ptr().cast(), length) },
         Change::Mode(mode) => {
             // Set-user-ID and set-group-ID modes are refused before this,
             // by the call's own filter; and a link has no mode of its own.
@@ -639,6 +651,9 @@ mod tests {
         let touch = request(libc::SYS_utimensat, [3, 8, 0, 0x1000, 0, 0]).unwrap();
         assert!(touch.follow && touch.empty_path && touch.dir == 3);
         assert!(matches!(touch.change, Change::Times(None, _)));
+        let cut = request(libc::SYS_truncate, [8, 4096, 0, 0, 0, 0]).unwrap();
+        assert!(cut.follow && cut.dir == AT_FDCWD && cut.path == 8);
+        assert!(matches!(cut.change, Change::Size(4096)));
         assert!(request(libc::SYS_openat, [0; 6]).is_none());
     }
 

@@ -126,8 +126,9 @@ fn always_refused() -> Vec<i64> {
     calls
 }
 
-/// Calls that change a file's metadata, which Landlock does not cover:
-/// refused in read-only runs.
+/// Calls that change a file's metadata, which Landlock does not cover (and
+/// `truncate`, which it covers from ABI 3 only): refused in read-only
+/// runs.
 fn metadata_writes() -> Vec<i64> {
     let mut calls = metadata_calls();
     calls.extend(attribute_calls());
@@ -462,6 +463,9 @@ pub(crate) fn metadata_calls() -> Vec<i64> {
         libc::SYS_fchown,
         libc::SYS_fchownat,
         libc::SYS_utimensat,
+        // Before Landlock's ABI 3 (Linux 6.2) nothing else keeps a path
+        // outside from being cut short.
+        libc::SYS_truncate,
     ];
     #[cfg(target_arch = "x86_64")]
     calls.extend([

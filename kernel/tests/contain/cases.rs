@@ -1216,6 +1216,7 @@ fn without_namespaces_metadata_changes_stay_inside() {
          {SET_NOATIME}\n\
          attempt('out-flags', lambda: set_noatime(canary))\n\
          attempt('in-chmod', lambda: os.chmod('mine.txt', 0o640))\n\
+         attempt('in-truncate', lambda: os.truncate('mine.txt', 2))\n\
          attempt('in-proc', lambda: os.chmod('/proc/self/fd/%d' % os.open('mine.txt', os.O_PATH), 0o640))\n\
          attempt('in-dirfd', lambda: os.chmod('mine.txt', 0o604, dir_fd=os.open('.', os.O_PATH)))\n\
          attempt('in-times', lambda: os.utime(os.path.abspath('mine.txt'), (1000, 2000)))\n\
@@ -1224,6 +1225,7 @@ fn without_namespaces_metadata_changes_stay_inside() {
          tmp = os.path.join(os.environ['TMPDIR'], 't')\n\
          open(tmp, 'w').close()\n\
          attempt('in-tmp', lambda: os.chmod(tmp, 0o600))\n\
+         attempt('out-truncate', lambda: os.truncate(canary, 0))\n\
          attempt('in-xattr', lambda: os.setxattr('mine.txt', 'user.jig', b'1'))\n"
     );
     // The folder outside is on the search path, where every call may read
@@ -1282,6 +1284,8 @@ fn without_namespaces_metadata_changes_stay_inside() {
         },
     );
     twice("metadata changes outside without namespaces", |on| {
+        std::fs::write(&canary, &world.canary).unwrap();
+        std::fs::write(world.ws("mine.txt"), "mine").unwrap();
         clear_noatime(&canary);
         std::fs::set_permissions(&canary, std::fs::Permissions::from_mode(0o600)).unwrap();
         std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -1302,6 +1306,7 @@ fn without_namespaces_metadata_changes_stay_inside() {
                 "in-owner",
                 "in-link-owner",
                 "in-tmp",
+                "in-truncate",
             ] {
                 assert!(
                     report.contains(&format!("{name} DONE")),
@@ -1312,9 +1317,11 @@ fn without_namespaces_metadata_changes_stay_inside() {
             let mine = std::fs::metadata(world.ws("mine.txt")).unwrap();
             assert_eq!(mine.mode() & 0o7777, 0o604, "{report}");
             assert_eq!(mine.mtime(), 2000, "{report}");
+            assert_eq!(mine.len(), 2, "{report}");
         }
         let meta = std::fs::metadata(&canary).unwrap();
         let changed = meta.mode() & 0o7777 != 0o600
+            || meta.len() == 0
             || meta.mtime() == 0
             || std::fs::metadata(&outside).unwrap().mode() & 0o7777 != 0o755
             || report.contains("out-xattr DONE")
@@ -1331,6 +1338,7 @@ fn without_namespaces_metadata_changes_stay_inside() {
                 "out-fd",
                 "out-fd-times",
                 "out-flags",
+                "out-truncate",
             ]
             .iter()
             .any(|name| report.contains(&format!("{name} DONE"))),
