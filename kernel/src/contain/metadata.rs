@@ -12,7 +12,7 @@
 //! metadata (or a length by path), by path, by an `O_PATH` descriptor (which Landlock lets any
 //! path open) or by a descriptor of a file the program could open, is
 //! handed to the call's reaper by a seccomp filter with a listener
-//! ([`super::seccomp::metadata_notify`]). The reaper does not let the
+//! ([`super::seccomp::reaper_filter`]). The reaper does not let the
 //! operating system carry it out after its check (the path could change
 //! between the two: another thread rewriting the string, a link in the
 //! workspace replaced); it resolves the path as the program's thread would
@@ -159,9 +159,19 @@ pub(crate) fn answer_one(listener: RawFd, inside: Inside<'_>) -> bool {
             let error = std::io::Error::last_os_error().raw_os_error();
             return matches!(error, Some(libc::ENOENT | libc::EINTR));
         }
-        let answer = match request(i64::from(notification.data.nr), notification.data.args) {
-            Some(request) => carry_out(listener, &notification, request, inside),
-            None => Err(libc::EPERM),
+        let nr = i64::from(notification.data.nr);
+        let mut ready = None;
+        let answer = if super::signals::is_signal_call(nr) {
+            let id = notification.id;
+            super::signals::check_call(notification.pid, nr, notification.data.args, &|| {
+                still_waiting(listener, id)
+            })
+            .map(|checked| ready = checked)
+        } else {
+            match request(nr, notification.data.args) {
+                Some(request) => carry_out(listener, &notification, request, inside),
+                None => Err(libc::EPERM),
+            }
         };
         let mut response: libc::seccomp_notif_resp = std::mem::zeroed();
         response.id = notification.id;
@@ -177,6 +187,10 @@ pub(crate) fn answer_one(listener: RawFd, inside: Inside<'_>) -> bool {
             libc::SECCOMP_IOCTL_NOTIF_SEND,
             &mut response as *mut libc::seccomp_notif_resp,
         );
+        // A signal goes once the thread has its answer (see `Ready`).
+        if let Some(ready) = ready {
+            ready.send();
+        }
         true
     }
 }
@@ -328,9 +342,9 @@ fn read_string(tid: u32, address: u64, buffer: &mut [u8; PATH_MAX + 1]) -> Resul
     Err(libc::ENAMETOOLONG)
 }
 
-/// Reads `length` bytes at `address` in thread `tid` into `buffer`.
+/// Reads `buffer.len()` bytes at `address` in thread `tid` into `buffer`.
 #[expect(unsafe_code)]
-fn read_bytes(tid: u32, address: u64, buffer: &mut [u8]) -> Result<(), i32> {
+pub(crate) fn read_bytes(tid: u32, address: u64, buffer: &mut [u8]) -> Result<(), i32> {
     let local = libc::iovec {
         iov_base: buffer.as_mut_ptr().cast(),
         iov_len: buffer.len(),

@@ -13,6 +13,7 @@ pub(crate) mod masked;
 mod metadata;
 pub(crate) mod rules;
 pub(crate) mod seccomp;
+mod signals;
 pub(crate) mod spawn;
 mod stamp;
 mod start;
@@ -149,7 +150,9 @@ pub struct Confinement {
     /// namespace would; it needs `/proc/thread-self/children`. With
     /// Landlock, it also makes a write call's metadata changes (modes,
     /// owners, times), only inside the workspace and the temporary folder,
-    /// as a read-only mount of the rest would keep them.
+    /// as a read-only mount of the rest would keep them, and sends the
+    /// call's signals to processes by number, only to the call's own, as a
+    /// PID namespace would keep them.
     pub reaper: bool,
 }
 
@@ -241,9 +244,10 @@ impl std::fmt::Display for Confinement {
             });
         }
         if self.reaper && self.landlock_abi.is_some() {
-            // (see `Plan::metadata_notify`)
+            // (see `Plan::reaper_filter`)
             parts.push(
-                "a reaper of the call's processes and of its metadata changes (inside only)"
+                "a reaper of the call's processes, of its metadata changes (inside only) and \
+                 of its signals (to its own processes only)"
                     .to_owned(),
             );
         } else if self.reaper {
@@ -502,11 +506,12 @@ pub(crate) struct Plan {
     /// starts plus the bound (an unprivileged user without namespaces nor
     /// a pids cgroup: the limit counts all of the user's tasks).
     pub(crate) count_user_tasks: bool,
-    /// Where a call that may write has no mount namespace but a reaper:
-    /// the filter that hands metadata changes by path to the reaper
-    /// ([`metadata`]), which makes them only inside the workspace and the
-    /// call's temporary folder.
-    pub(crate) metadata_notify: Option<Vec<seccompiler::sock_filter>>,
+    /// Where a call has no namespaces but a reaper: the filter that hands
+    /// metadata changes to the reaper ([`metadata`]), which makes them only
+    /// inside the workspace and the call's temporary folder, and signals
+    /// to processes by number ([`signals`]), which it sends only to the
+    /// call's own processes.
+    pub(crate) reaper_filter: Option<Vec<seccompiler::sock_filter>>,
     /// `"uid uid 1\n"` and the same for the group, for the user namespace.
     pub(crate) uid_map: Vec<u8>,
     pub(crate) gid_map: Vec<u8>,
@@ -579,8 +584,8 @@ impl Plan {
         let (uid_map, gid_map) = identity_maps();
         // Listeners (Linux 5.0) and openat2 (5.6) come before Landlock
         // (5.13).
-        let metadata_notify = (confinement.reaper && confinement.landlock_abi.is_some())
-            .then(seccomp::metadata_notify);
+        let reaper_filter =
+            (confinement.reaper && confinement.landlock_abi.is_some()).then(seccomp::reaper_filter);
         Arc::new(Plan {
             confinement,
             system,
@@ -591,7 +596,7 @@ impl Plan {
                 && mechanisms.private_proc
                 && nix::unistd::geteuid().is_root(),
             count_user_tasks,
-            metadata_notify,
+            reaper_filter,
             uid_map,
             gid_map,
             // Where it cannot be made now, each call makes its own folder

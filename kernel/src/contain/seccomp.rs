@@ -513,10 +513,29 @@ pub(crate) const INODE_FLAG_REQUESTS: [u64; 7] = [
     0x800c_6613,
 ];
 
-/// The filter that hands [`metadata_calls`] to the call's reaper, answers
-/// [`attribute_calls`] "not supported", and allows everything else (the
-/// call's own filter, installed after it, decides the rest).
-pub(crate) fn metadata_notify() -> Vec<sock_filter> {
+/// The calls that send a signal to a process or thread named by number or
+/// by descriptor (`kill`, but to the caller's own process group, is
+/// checked apart): without a PID namespace and without Landlock's signal
+/// scoping (Linux 6.12) they reach every process of the user (`kill -9
+/// -1` ends the user's session), so they go to the call's reaper, which
+/// sends them only to the call's own processes ([`super::signals`]).
+pub(crate) fn signal_calls() -> Vec<i64> {
+    vec![
+        libc::SYS_tkill,
+        libc::SYS_tgkill,
+        libc::SYS_rt_sigqueueinfo,
+        libc::SYS_rt_tgsigqueueinfo,
+        libc::SYS_pidfd_send_signal,
+    ]
+}
+
+/// The filter of a call with a reaper (no PID or mount namespace): it
+/// hands [`metadata_calls`], [`signal_calls`] and `kill` (but to the
+/// caller's own process group, 0) to the reaper, answers
+/// [`attribute_calls`] and the [`INODE_FLAG_REQUESTS`] "not supported",
+/// and allows everything else (the call's own filter, installed after it,
+/// decides the rest, and its refusals come first).
+pub(crate) fn reaper_filter() -> Vec<sock_filter> {
     const BPF_LD_W_ABS: u16 = 0x20;
     const BPF_JEQ_K: u16 = 0x15;
     const BPF_RET_K: u16 = 0x06;
@@ -525,15 +544,18 @@ pub(crate) fn metadata_notify() -> Vec<sock_filter> {
     const RET_ERRNO: u32 = 0x0005_0000;
     const NR: u32 = 0;
     const ARCH: u32 = 4;
+    const ARG0: u32 = 16;
     const ARG1: u32 = 24;
-    let handed = metadata_calls();
+    let mut handed = metadata_calls();
+    handed.extend(signal_calls());
     let refused = attribute_calls();
     let n = handed.len() + refused.len();
     let m = INODE_FLAG_REQUESTS.len();
-    // 0 arch, 1 its check, 2 nr, 3..3+n one jump each, then `ioctl`'s
-    // check, its request, one check per flag request; then allow, notify,
-    // not supported.
-    let ioctl_at = 3 + n;
+    // 0 arch, 1 its check, 2 nr, 3..3+n one jump each, then `kill`'s
+    // check and its pid's, then `ioctl`'s check, its request, one check
+    // per flag request; then allow, notify, not supported.
+    let kill_at = 3 + n;
+    let ioctl_at = kill_at + 3;
     let allow = ioctl_at + 2 + m;
     let (notify, not_supported) = (allow + 1, allow + 2);
     let offset = |from: usize, to: usize| u8::try_from(to - from - 1).unwrap_or(0);
@@ -550,6 +572,21 @@ pub(crate) fn metadata_notify() -> Vec<sock_filter> {
     {
         program.push(jump(BPF_JEQ_K, *call as u32, offset(3 + i, to), 0));
     }
+    program.extend([
+        jump(
+            BPF_JEQ_K,
+            libc::SYS_kill as u32,
+            0,
+            offset(kill_at, ioctl_at),
+        ),
+        stmt(BPF_LD_W_ABS, ARG0),
+        jump(
+            BPF_JEQ_K,
+            0,
+            offset(kill_at + 2, allow),
+            offset(kill_at + 2, notify),
+        ),
+    ]);
     program.push(jump(
         BPF_JEQ_K,
         libc::SYS_ioctl as u32,
@@ -723,10 +760,15 @@ mod tests {
         const NOTIFY: u32 = 0x7fc0_0000;
         const ALLOW: u32 = 0x7fff_0000;
         const NOT_SUPPORTED: u32 = 0x0005_0000 | libc::EOPNOTSUPP as u32;
-        let program = metadata_notify();
-        let handed: Vec<u32> = metadata_calls().iter().map(|call| *call as u32).collect();
+        let program = reaper_filter();
+        let handed: Vec<u32> = metadata_calls()
+            .iter()
+            .chain(&signal_calls())
+            .map(|call| *call as u32)
+            .collect();
         let refused: Vec<u32> = attribute_calls().iter().map(|call| *call as u32).collect();
-        for nr in 0..1024u32 {
+        let kill = libc::SYS_kill as u32;
+        for nr in (0..1024u32).filter(|nr| *nr != kill) {
             let want = if handed.contains(&nr) {
                 NOTIFY
             } else if refused.contains(&nr) {
@@ -751,6 +793,15 @@ mod tests {
             assert_eq!(
                 run(&program, AUDIT_ARCH, ioctl, [3, request, 0x1000, 0, 0, 0]).0,
                 NOT_SUPPORTED
+            );
+        }
+        // A signal to the caller's own process group goes; to any other
+        // process or group (-1: all), the reaper decides.
+        assert_eq!(run(&program, AUDIT_ARCH, kill, [0, 9, 0, 0, 0, 0]).0, ALLOW);
+        for pid in [1u64, 4242, u64::from(u32::MAX), (-4242i64) as u64] {
+            assert_eq!(
+                run(&program, AUDIT_ARCH, kill, [pid, 9, 0, 0, 0, 0]).0,
+                NOTIFY
             );
         }
         // FS_IOC_GETFLAGS, FIONREAD: read, allowed.

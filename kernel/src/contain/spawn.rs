@@ -214,14 +214,14 @@ pub(crate) struct ChildPlan<'a> {
     /// Set by a warm init on its copy of the plan: the call's tmpfs, as
     /// the call asks for it, was mounted before the call came.
     pub(crate) tmp_mounted: bool,
-    /// A call that may write, with a reaper and no mount namespace: its
-    /// metadata changes by path go to the reaper ([`super::metadata`]).
-    pub(crate) metadata: Option<MetadataPlan<'a>>,
+    /// A call with a reaper (no namespaces): its metadata changes and
+    /// signals go to the reaper ([`super::metadata`], [`super::signals`]).
+    pub(crate) handed: Option<HandedPlan<'a>>,
 }
 
-/// How a call's metadata changes by path reach its reaper.
+/// How a call's metadata changes and signals reach its reaper.
 #[derive(Clone, Copy)]
-pub(crate) struct MetadataPlan<'a> {
+pub(crate) struct HandedPlan<'a> {
     /// The filter that hands them over, installed by the program with a
     /// listener before its own.
     pub(crate) filter: &'a libc::sock_fprog,
@@ -229,7 +229,7 @@ pub(crate) struct MetadataPlan<'a> {
     /// over `program_socket`, the reaper takes it from `reaper_socket`.
     pub(crate) reaper_socket: RawFd,
     pub(crate) program_socket: RawFd,
-    /// Where the reaper makes them.
+    /// Where the reaper makes metadata changes.
     pub(crate) inside: super::metadata::Inside<'a>,
 }
 
@@ -995,7 +995,7 @@ pub(crate) fn probe_namespaces(tmp_base: &Path, proc: bool) -> Result<(), (Stage
         template: None,
         armed: None,
         tmp_mounted: false,
-        metadata: None,
+        handed: None,
     };
     let pid = clone_probe(&plan).map_err(|e| failed(e.raw_os_error().unwrap_or(0)))?;
     drop(report_w);
@@ -1222,7 +1222,7 @@ unsafe fn child_main(plan: &ChildPlan<'_>) -> ! {
         fail(plan.report, Stage::ParentGone, 0);
     }
     let (reaper_socket, program_socket) = plan
-        .metadata
+        .handed
         .map_or((-1, -1), |m| (m.reaper_socket, m.program_socket));
     let mut keep = [
         plan.stdin,
@@ -1702,7 +1702,7 @@ fn reap_call(plan: &ChildPlan<'_>) -> ! {
         // interrupt the wait for them: its handler notes nothing.
         let mut watched: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut watched);
-        if plan.metadata.is_some() {
+        if plan.handed.is_some() {
             libc::sigaction(libc::SIGCHLD, &action, std::ptr::null_mut());
             for signal in [libc::SIGCHLD, libc::SIGTERM, END_THE_CALL as c_int] {
                 libc::sigaddset(&mut watched, signal);
@@ -1717,7 +1717,7 @@ fn reap_call(plan: &ChildPlan<'_>) -> ! {
         }
         let mut listener = -1;
         let mut inside = inside_of(plan);
-        if let Some(metadata) = plan.metadata {
+        if let Some(metadata) = plan.handed {
             libc::close(metadata.program_socket);
             listener = super::metadata::receive_listener(metadata.reaper_socket);
             libc::close(metadata.reaper_socket);
@@ -1795,7 +1795,7 @@ fn reap_call(plan: &ChildPlan<'_>) -> ! {
 
 /// Where the reaper of `plan` makes metadata changes.
 fn inside_of<'a>(plan: &ChildPlan<'a>) -> super::metadata::Inside<'a> {
-    plan.metadata
+    plan.handed
         .map_or(super::metadata::Inside::NOWHERE, |metadata| metadata.inside)
 }
 
@@ -2240,7 +2240,7 @@ fn program_main(plan: &ChildPlan<'_>) -> ! {
     // SAFETY: raw calls on the child's own state and on the filter and
     // strings the parent prepared; see `child_main`.
     unsafe {
-        if let Some(metadata) = plan.metadata {
+        if let Some(metadata) = plan.handed {
             // Before the call's own filter (which refuses sending
             // descriptors to no one, but this is the set-up's own): the
             // listener goes to the reaper, and no descriptor of it stays

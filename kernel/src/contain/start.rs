@@ -287,11 +287,12 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
     } else {
         (None, None)
     };
-    // A call that may write, with a reaper and no mount namespace: its
-    // metadata changes by path go to the reaper (see `metadata`), which
-    // makes them only in the workspace and the temporary folder, named as
-    // `/proc` names the files it resolves (canonical).
-    let metadata_filter = match (&plan.metadata_notify, writes && reaper) {
+    // A call with a reaper (no PID or mount namespace): its metadata
+    // changes go to the reaper (see `metadata`), which makes them only in
+    // the workspace and the temporary folder, named as `/proc` names the
+    // files it resolves (canonical), and so do its signals to processes
+    // by number (see `signals`), which it sends only to the call's own.
+    let handed_filter = match (&plan.reaper_filter, reaper) {
         (Some(filter), true) => Some(libc::sock_fprog {
             len: u16::try_from(filter.len()).unwrap_or(u16::MAX),
             // Only read; the kernel's structure is declared mutable.
@@ -299,7 +300,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         }),
         _ => None,
     };
-    let metadata_sockets = match metadata_filter {
+    let handed_sockets = match handed_filter {
         // Both ends close-on-exec.
         Some(_) => Some(
             std::os::unix::net::UnixStream::pair()
@@ -313,7 +314,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             .and_then(|path| super::c_path(&path))
             .unwrap_or_default()
     };
-    let (inside_root, inside_tmp) = match metadata_filter {
+    let (inside_root, inside_tmp) = match handed_filter {
         Some(_) => (canonical(request.root), canonical(tmp.path())),
         None => (CString::default(), CString::default()),
     };
@@ -369,8 +370,8 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         }),
         armed: None,
         tmp_mounted: false,
-        metadata: match (&metadata_filter, &metadata_sockets) {
-            (Some(filter), Some((reaper_socket, program_socket))) => Some(spawn::MetadataPlan {
+        handed: match (&handed_filter, &handed_sockets) {
+            (Some(filter), Some((reaper_socket, program_socket))) => Some(spawn::HandedPlan {
                 filter,
                 reaper_socket: reaper_socket.as_raw_fd(),
                 program_socket: program_socket.as_raw_fd(),
@@ -407,7 +408,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
         ruleset,
         stdin,
         go_r,
-        metadata_sockets,
+        handed_sockets,
     ));
     if let (Some(cgroup), Some(go)) = (&cgroup, go_w) {
         let entered = cgroup.enter(pid);

@@ -105,6 +105,10 @@ pub(crate) const ALL: &[Case] = &[
         without_namespaces_metadata_changes_stay_inside,
     ),
     (
+        "without_namespaces_signals_reach_only_the_calls_processes",
+        without_namespaces_signals_reach_only_the_calls_processes,
+    ),
+    (
         "plant_a_tool_then_have_the_integrator_killed",
         plant_a_tool_then_have_the_integrator_killed,
     ),
@@ -1345,6 +1349,142 @@ fn without_namespaces_metadata_changes_stay_inside() {
             "what the program saw is what happened: {report}"
         );
         changed
+    });
+}
+
+/// Without a PID namespace, a program may signal every process of its
+/// user (`kill -9 -1` ends a desktop session) where Landlock's signal
+/// scoping (Linux 6.12) is missing; a call with a reaper hands its signals
+/// by number or descriptor to the reaper, which sends them only to the
+/// call's own processes. A bystander of the same user survives `kill`,
+/// `tkill`, `tgkill`, `rt_sigqueueinfo`, a pidfd, a `/proc/<pid>` folder's
+/// descriptor and `kill(-1)`, which still reaches the call's own child;
+/// signals to itself (no `EINTR`: the reaper answers before it sends), to
+/// a child, to a child's group, through a pidfd, and `kill(pid, 0)` work.
+/// (On this kernel Landlock's scoping refuses the bystander's signals as
+/// well: the case checks that the reaper's sending keeps them refused and
+/// the call's own ones working.) The integrator is `nobody`.
+fn without_namespaces_signals_reach_only_the_calls_processes() {
+    let (_holder, exe, world) = unprivileged_world();
+    let script = "import ctypes, os, signal, sys, threading, time\n\
+         by = int(sys.argv[1])\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         def raw(*a):\n\
+         \x20   if libc.syscall(*a) < 0: raise OSError(ctypes.get_errno(), 'raw')\n\
+         def attempt(name, change):\n\
+         \x20   try:\n\
+         \x20       change(); print(name, 'DONE')\n\
+         \x20   except OSError as e:\n\
+         \x20       print(name, 'refused', e.errno)\n\
+         def sleeper():\n\
+         \x20   pid = os.fork()\n\
+         \x20   if pid == 0:\n\
+         \x20       time.sleep(30); os._exit(0)\n\
+         \x20   return pid\n\
+         got = []\n\
+         signal.signal(signal.SIGUSR1, lambda s, f: got.append(s))\n\
+         attempt('own-kill', lambda: os.kill(os.getpid(), signal.SIGUSR1))\n\
+         attempt('own-tgkill', lambda: raw(234, os.getpid(), threading.get_native_id(), 10))\n\
+         time.sleep(0.05)\n\
+         print('own-got', len(got))\n\
+         child = sleeper()\n\
+         attempt('own-probe', lambda: os.kill(child, 0))\n\
+         attempt('own-child', lambda: os.kill(child, signal.SIGKILL))\n\
+         print('own-child-ended', os.waitpid(child, 0)[1])\n\
+         child = sleeper()\n\
+         attempt('own-pidfd', lambda: signal.pidfd_send_signal(os.pidfd_open(child), 9))\n\
+         print('own-pidfd-ended', os.waitpid(child, 0)[1])\n\
+         child = sleeper(); os.setpgid(child, child)\n\
+         attempt('own-group', lambda: os.killpg(child, signal.SIGKILL))\n\
+         print('own-group-ended', os.waitpid(child, 0)[1])\n\
+         attempt('by-probe', lambda: os.kill(by, 0))\n\
+         attempt('by-tkill', lambda: raw(200, by, 15))\n\
+         attempt('by-tgkill', lambda: raw(234, by, by, 15))\n\
+         info = ctypes.create_string_buffer(b'\\x0f' + bytes(7) + b'\\xff' * 4 + bytes(116))\n\
+         attempt('by-queue', lambda: raw(129, by, 15, info))\n\
+         attempt('by-pidfd', lambda: signal.pidfd_send_signal(os.pidfd_open(by), 15))\n\
+         attempt('by-proc', lambda: signal.pidfd_send_signal(os.open('/proc/%d' % by, os.O_DIRECTORY), 15))\n\
+         attempt('by-group', lambda: os.killpg(os.getpgid(by), 15))\n\
+         attempt('by-kill', lambda: os.kill(by, signal.SIGTERM))\n\
+         if sys.argv[2:] == ['all']:\n\
+         \x20   r, w = os.pipe()\n\
+         \x20   child = os.fork()\n\
+         \x20   if child == 0:\n\
+         \x20       signal.signal(signal.SIGTERM, lambda s, f: (os.write(w, b'all-reached-own'), os._exit(0)))\n\
+         \x20       time.sleep(5); os._exit(1)\n\
+         \x20   time.sleep(0.2)\n\
+         \x20   signal.signal(signal.SIGTERM, signal.SIG_IGN)\n\
+         \x20   attempt('all', lambda: os.kill(-1, signal.SIGTERM))\n\
+         \x20   print(os.read(r, 100).decode()); os.waitpid(child, 0)\n";
+    // In a process group of its own: a signal to its group reaches no
+    // one else.
+    let bystander = || {
+        use std::os::unix::process::CommandExt;
+        std::process::Command::new("setpriv")
+            .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
+            .args(["sleep", "30"])
+            .process_group(0)
+            .spawn()
+            .unwrap()
+    };
+    // `kill(-1)` only contained: uncontained, it ends the integrator.
+    let launch = |on: bool, by: u32| {
+        let by = by.to_string();
+        let argv = [
+            "python3",
+            "-c",
+            script,
+            &by,
+            if on { "all" } else { "none" },
+        ];
+        Launch {
+            contained: on,
+            user: Some(NOBODY),
+            exe: exe.clone(),
+            env: if on {
+                &[(crate::integrator::WITHOUT, "namespaces")]
+            } else {
+                &[]
+            },
+            ..Launch::in_world(&world, &argv)
+        }
+        .output()
+    };
+    twice("signal a bystander without namespaces", |on| {
+        let mut by = bystander();
+        std::thread::sleep(Duration::from_millis(100));
+        let report = launch(on, by.id());
+        let ended = by.try_wait().unwrap().is_some() || {
+            std::thread::sleep(Duration::from_millis(200));
+            by.try_wait().unwrap().is_some()
+        };
+        let _ = by.kill();
+        let _ = by.wait();
+        for own in [
+            "own-kill DONE",
+            "own-tgkill DONE",
+            "own-got 2",
+            "own-probe DONE",
+            "own-child DONE",
+            "own-child-ended 9",
+            "own-pidfd DONE",
+            "own-pidfd-ended 9",
+            "own-group DONE",
+            "own-group-ended 9",
+        ] {
+            assert!(report.contains(own), "{own}: {report}");
+        }
+        if on {
+            assert!(report.contains("all DONE"), "{report}");
+            assert!(report.contains("all-reached-own"), "{report}");
+            for name in ["probe", "tkill", "tgkill", "queue", "pidfd", "proc", "kill"] {
+                assert!(
+                    report.contains(&format!("by-{name} refused")),
+                    "by-{name}: {report}"
+                );
+            }
+        }
+        ended
     });
 }
 
