@@ -284,7 +284,7 @@ fn own_descriptor(path: &[u8]) -> Option<i32> {
 }
 
 /// A descriptor closed when dropped.
-struct Fd(RawFd);
+pub(crate) struct Fd(pub(crate) RawFd);
 
 impl Drop for Fd {
     #[expect(unsafe_code)]
@@ -294,7 +294,8 @@ impl Drop for Fd {
     }
 }
 
-fn errno() -> i32 {
+/// The last system call's error number.
+pub(crate) fn errno() -> i32 {
     std::io::Error::last_os_error()
         .raw_os_error()
         .unwrap_or(libc::EIO)
@@ -381,7 +382,7 @@ fn dir_path(tid: u32, dir: i32, buffer: &mut [u8; 64]) {
 }
 
 /// `n` in decimal, in `digits`.
-fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &[u8] {
+pub(crate) fn decimal(mut n: u64, digits: &mut [u8; 20]) -> &[u8] {
     let mut start = digits.len();
     loop {
         start -= 1;
@@ -574,44 +575,46 @@ fn read_times(tid: u32, address: u64, layout: TimesLayout) -> Result<[libc::time
     })
 }
 
-/// A message of one byte with room for one descriptor, over `data` and
-/// `control` (which must outlive it).
-fn one_byte_message(data: &mut libc::iovec, control: &mut [u64; 4]) -> libc::msghdr {
-    // SAFETY: a plain structure of integers and pointers, all zero.
-    #[expect(unsafe_code)]
-    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
-    message.msg_iov = data;
-    message.msg_iovlen = 1;
-    message.msg_control = control.as_mut_ptr().cast();
-    message.msg_controllen = std::mem::size_of_val(control) as _;
-    message
-}
-
-/// Sends `listener` over `socket` (the program's side, before `execve`):
-/// whether it was sent.
-#[expect(unsafe_code)]
-pub(crate) fn send_listener(socket: RawFd, listener: RawFd) -> bool {
+/// Calls `with` with a message of one byte and room for one descriptor,
+/// over local buffers.
+fn with_message<R>(with: impl FnOnce(&mut libc::msghdr) -> R) -> R {
     let mut byte = [0u8; 1];
     let mut data = libc::iovec {
         iov_base: byte.as_mut_ptr().cast(),
         iov_len: 1,
     };
     let mut control = [0u64; 4];
-    let mut message = one_byte_message(&mut data, &mut control);
-    // SAFETY: the control header is written within `control` (room for
-    // one descriptor), then sendmsg reads the local buffers.
-    unsafe {
-        message.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<c_int>() as u32) as _;
-        let header = libc::CMSG_FIRSTHDR(&message);
-        if header.is_null() {
-            return false;
+    // SAFETY: a plain structure of integers and pointers, all zero.
+    #[expect(unsafe_code)]
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = &mut data;
+    message.msg_iovlen = 1;
+    message.msg_control = control.as_mut_ptr().cast();
+    message.msg_controllen = std::mem::size_of_val(&control) as _;
+    with(&mut message)
+}
+
+/// Sends `listener` over `socket` (the program's side, before `execve`):
+/// whether it was sent.
+#[expect(unsafe_code)]
+pub(crate) fn send_listener(socket: RawFd, listener: RawFd) -> bool {
+    with_message(|message| {
+        // SAFETY: the control header is written within the message's
+        // control buffer (room for one descriptor), then sendmsg reads the
+        // local buffers.
+        unsafe {
+            message.msg_controllen = libc::CMSG_SPACE(std::mem::size_of::<c_int>() as u32) as _;
+            let header = libc::CMSG_FIRSTHDR(message);
+            if header.is_null() {
+                return false;
+            }
+            (*header).cmsg_level = libc::SOL_SOCKET;
+            (*header).cmsg_type = libc::SCM_RIGHTS;
+            (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<c_int>() as u32) as _;
+            std::ptr::write_unaligned(libc::CMSG_DATA(header).cast::<c_int>(), listener);
+            libc::sendmsg(socket, message, libc::MSG_NOSIGNAL) == 1
         }
-        (*header).cmsg_level = libc::SOL_SOCKET;
-        (*header).cmsg_type = libc::SCM_RIGHTS;
-        (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<c_int>() as u32) as _;
-        std::ptr::write_unaligned(libc::CMSG_DATA(header).cast::<c_int>(), listener);
-        libc::sendmsg(socket, &message, libc::MSG_NOSIGNAL) == 1
-    }
+    })
 }
 
 /// Receives the listener the program sent over `socket` (the reaper's
@@ -619,28 +622,23 @@ pub(crate) fn send_listener(socket: RawFd, listener: RawFd) -> bool {
 /// came.
 #[expect(unsafe_code)]
 pub(crate) fn receive_listener(socket: RawFd) -> RawFd {
-    let mut byte = [0u8; 1];
-    let mut data = libc::iovec {
-        iov_base: byte.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
-    let mut control = [0u64; 4];
-    let mut message = one_byte_message(&mut data, &mut control);
-    // SAFETY: recvmsg into the local buffers; the descriptor is read only
-    // from a header the kernel filled, within `control`.
-    unsafe {
-        if libc::recvmsg(socket, &mut message, libc::MSG_CMSG_CLOEXEC) != 1 {
-            return -1;
+    with_message(|message| {
+        // SAFETY: recvmsg into the local buffers; the descriptor is read
+        // only from a header the kernel filled, within the control buffer.
+        unsafe {
+            if libc::recvmsg(socket, message, libc::MSG_CMSG_CLOEXEC) != 1 {
+                return -1;
+            }
+            let header = libc::CMSG_FIRSTHDR(message);
+            if header.is_null()
+                || (*header).cmsg_level != libc::SOL_SOCKET
+                || (*header).cmsg_type != libc::SCM_RIGHTS
+            {
+                return -1;
+            }
+            std::ptr::read_unaligned(libc::CMSG_DATA(header).cast::<c_int>())
         }
-        let header = libc::CMSG_FIRSTHDR(&message);
-        if header.is_null()
-            || (*header).cmsg_level != libc::SOL_SOCKET
-            || (*header).cmsg_type != libc::SCM_RIGHTS
-        {
-            return -1;
-        }
-        std::ptr::read_unaligned(libc::CMSG_DATA(header).cast::<c_int>())
-    }
+    })
 }
 
 #[cfg(test)]

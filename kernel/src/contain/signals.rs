@@ -20,6 +20,8 @@
 
 use std::os::fd::RawFd;
 
+use super::metadata::{Fd, decimal, errno};
+
 /// The size of a `siginfo_t`.
 const SIGINFO: usize = 128;
 
@@ -250,23 +252,6 @@ pub(crate) fn check_call(
     }
 }
 
-/// A descriptor closed when dropped.
-pub(crate) struct Fd(RawFd);
-
-impl Drop for Fd {
-    #[expect(unsafe_code)]
-    fn drop(&mut self) {
-        // SAFETY: closing a descriptor this module opened.
-        unsafe { libc::close(self.0) };
-    }
-}
-
-fn errno() -> i32 {
-    std::io::Error::last_os_error()
-        .raw_os_error()
-        .unwrap_or(libc::EIO)
-}
-
 /// Whether the process of pidfd `fd` still lives (signal 0).
 #[expect(unsafe_code)]
 fn probe(fd: &Fd) -> Result<(), i32> {
@@ -326,8 +311,7 @@ fn each_of_the_call(group: Option<i32>, except: i32, mut each: impl FnMut(i32)) 
     });
 }
 
-/// Calls `each` with every process `/proc` lists (raw `getdents64` into a
-/// stack buffer).
+/// Calls `each` with every process `/proc` lists.
 #[expect(unsafe_code)]
 fn each_process(mut each: impl FnMut(i32)) {
     // SAFETY: a raw open of a static path.
@@ -341,42 +325,12 @@ fn each_process(mut each: impl FnMut(i32)) {
         return;
     }
     let proc = Fd(proc);
-    let mut buffer = [0u8; 8192];
-    loop {
-        // SAFETY: getdents64 on our own descriptor into a local buffer.
-        let read = unsafe {
-            libc::syscall(
-                libc::SYS_getdents64,
-                proc.0,
-                buffer.as_mut_ptr(),
-                buffer.len(),
-            )
-        };
-        let Ok(read) = usize::try_from(read) else {
-            return;
-        };
-        if read == 0 {
-            return;
+    super::spawn::each_entry(proc.0, |name| {
+        let name = &name[..name.iter().position(|b| *b == 0).unwrap_or(name.len())];
+        if let Some(pid) = number(name) {
+            each(pid);
         }
-        let mut offset = 0;
-        // struct linux_dirent64: d_ino u64, d_off i64, d_reclen u16,
-        // d_type u8, then the NUL-terminated name.
-        while offset + 19 < read {
-            let reclen = usize::from(u16::from_ne_bytes([
-                buffer[offset + 16],
-                buffer[offset + 17],
-            ]));
-            if reclen == 0 || offset + reclen > read {
-                return;
-            }
-            let name = &buffer[offset + 19..offset + reclen];
-            let name = &name[..name.iter().position(|b| *b == 0).unwrap_or(name.len())];
-            if let Some(pid) = number(name) {
-                each(pid);
-            }
-            offset += reclen;
-        }
-    }
+    });
 }
 
 /// A positive decimal number that fits a pid.
@@ -397,31 +351,18 @@ struct Stat {
 }
 
 impl Stat {
-    #[expect(unsafe_code)]
     fn of(pid: i32) -> Option<Stat> {
-        let mut path = [0u8; 32];
-        let mut at = 0;
-        for part in [
-            &b"/proc/"[..],
-            decimal(pid as u32, &mut [0; 10]),
-            b"/stat\0",
-        ] {
-            path[at..at + part.len()].copy_from_slice(part);
-            at += part.len();
-        }
         let mut text = [0u8; 1024];
-        // SAFETY: open of a NUL-terminated local path, one read into a
-        // local buffer, close.
-        let read = unsafe {
-            let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
-            if fd < 0 {
-                return None;
-            }
-            let read = libc::read(fd, text.as_mut_ptr().cast(), text.len());
-            libc::close(fd);
-            read
-        };
-        let text = text.get(..usize::try_from(read).ok()?)?;
+        let mut digits = [0; 20];
+        let read = read_proc(
+            &[
+                b"/proc/",
+                decimal(u64::from(pid as u32), &mut digits),
+                b"/stat",
+            ],
+            &mut text,
+        )?;
+        let text = &text[..read];
         // The name, in parentheses, may hold anything: the fields are
         // after its last `)`: state, parent, group.
         let after = &text[text.iter().rposition(|b| *b == b')')? + 1..];
@@ -440,19 +381,6 @@ fn signed(digits: &[u8]) -> Option<i32> {
         Some(rest) => number(rest).map(|n| -n),
         None if digits == b"0" => Some(0),
         None => number(digits),
-    }
-}
-
-/// `n` in decimal, in `digits`.
-fn decimal(mut n: u32, digits: &mut [u8; 10]) -> &[u8] {
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &digits[start..];
-        }
     }
 }
 
@@ -475,15 +403,35 @@ fn ours(pid: i32) -> Result<(), i32> {
 }
 
 /// The process (thread group) of thread `tid`, from its `/proc` status.
-#[expect(unsafe_code)]
 fn tgid_of(tid: u32) -> Option<i32> {
-    let mut path = [0u8; 40];
+    let mut text = [0u8; 4096];
+    let mut digits = [0; 20];
+    let read = read_proc(
+        &[b"/proc/", decimal(u64::from(tid), &mut digits), b"/status"],
+        &mut text,
+    )?;
+    let line = text[..read]
+        .split(|b| *b == b'\n')
+        .find_map(|line| line.strip_prefix(b"Tgid:"))?;
+    number(line.trim_ascii())
+}
+
+/// `parts` joined, NUL-terminated, in `path`; `None` when too long.
+fn join(parts: &[&[u8]], path: &mut [u8; 64]) -> Option<()> {
     let mut at = 0;
-    for part in [&b"/proc/"[..], decimal(tid, &mut [0; 10]), b"/status\0"] {
-        path[at..at + part.len()].copy_from_slice(part);
+    for part in parts {
+        path.get_mut(at..at + part.len())?.copy_from_slice(part);
         at += part.len();
     }
-    let mut text = [0u8; 4096];
+    *path.get_mut(at)? = 0;
+    Some(())
+}
+
+/// Reads the file at `parts` joined (one read) into `buffer`: how much.
+#[expect(unsafe_code)]
+fn read_proc(parts: &[&[u8]], buffer: &mut [u8]) -> Option<usize> {
+    let mut path = [0u8; 64];
+    join(parts, &mut path)?;
     // SAFETY: open of a NUL-terminated local path, one read into a local
     // buffer, close.
     let read = unsafe {
@@ -491,15 +439,11 @@ fn tgid_of(tid: u32) -> Option<i32> {
         if fd < 0 {
             return None;
         }
-        let read = libc::read(fd, text.as_mut_ptr().cast(), text.len());
+        let read = libc::read(fd, buffer.as_mut_ptr().cast(), buffer.len());
         libc::close(fd);
         read
     };
-    let text = text.get(..usize::try_from(read).ok()?)?;
-    let line = text
-        .split(|b| *b == b'\n')
-        .find_map(|line| line.strip_prefix(b"Tgid:"))?;
-    number(line.trim_ascii())
+    usize::try_from(read).ok()
 }
 
 /// A copy of descriptor `fd` of the process of thread `tid`.
@@ -529,46 +473,19 @@ fn descriptor_of(tid: u32, fd: i32) -> Result<RawFd, i32> {
 /// its `Pid:` in `/proc/self/fdinfo`, or the folder's number.
 #[expect(unsafe_code)]
 fn target_of(fd: RawFd) -> Option<i32> {
-    let mut path = [0u8; 40];
-    let mut at = 0;
-    for part in [
-        &b"/proc/self/fdinfo/"[..],
-        decimal(fd as u32, &mut [0; 10]),
-        b"\0",
-    ] {
-        path[at..at + part.len()].copy_from_slice(part);
-        at += part.len();
-    }
     let mut text = [0u8; 1024];
-    // SAFETY: open of a NUL-terminated local path, one read into a local
-    // buffer, close.
-    let read = unsafe {
-        let info = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
-        if info < 0 {
-            return None;
-        }
-        let read = libc::read(info, text.as_mut_ptr().cast(), text.len());
-        libc::close(info);
-        read
-    };
-    let text = text.get(..usize::try_from(read).ok()?)?;
-    if let Some(pid) = text
+    let mut digits = [0; 20];
+    let number_of_fd = decimal(u64::from(fd as u32), &mut digits);
+    let read = read_proc(&[b"/proc/self/fdinfo/", number_of_fd], &mut text)?;
+    if let Some(pid) = text[..read]
         .split(|b| *b == b'\n')
         .find_map(|line| line.strip_prefix(b"Pid:"))
     {
         return number(pid.trim_ascii());
     }
     // A `/proc/<pid>` folder: its path.
-    let mut link = [0u8; 40];
-    let mut at = 0;
-    for part in [
-        &b"/proc/self/fd/"[..],
-        decimal(fd as u32, &mut [0; 10]),
-        b"\0",
-    ] {
-        link[at..at + part.len()].copy_from_slice(part);
-        at += part.len();
-    }
+    let mut link = [0u8; 64];
+    join(&[b"/proc/self/fd/", number_of_fd], &mut link)?;
     let mut target = [0u8; 64];
     // SAFETY: readlink of a NUL-terminated local path into a local buffer.
     let read = unsafe { libc::readlink(link.as_ptr().cast(), target.as_mut_ptr().cast(), 64) };

@@ -2066,26 +2066,33 @@ fn decimal(digits: &[u8]) -> Option<u64> {
 /// The number of tasks (processes and their threads, as `RLIMIT_NPROC`
 /// counts them) of the namespace: every `/proc/<pid>/stat`'s thread count,
 /// read with raw `getdents64`, `openat` and `read` into stack buffers.
-#[expect(unsafe_code)]
 fn count_processes(proc_fd: c_int) -> u64 {
-    let mut buffer = [0u8; 8192];
     let mut count = 0u64;
+    each_entry(proc_fd, |name| {
+        if name.first().is_some_and(u8::is_ascii_digit) {
+            count += threads_of(proc_fd, name);
+        }
+    });
+    count
+}
+
+/// Calls `each` with the name of every entry of the folder open at `dir`
+/// (NUL-terminated, as the kernel wrote it), from its start: raw
+/// `getdents64` into a stack buffer.
+#[expect(unsafe_code)]
+pub(super) fn each_entry(dir: c_int, mut each: impl FnMut(&[u8])) {
+    let mut buffer = [0u8; 8192];
     // SAFETY: lseek and getdents64 on our own descriptor into a local
     // buffer; each record is read within the length the kernel returned.
     unsafe {
-        libc::lseek(proc_fd, 0, libc::SEEK_SET);
+        libc::lseek(dir, 0, libc::SEEK_SET);
         loop {
-            let read = libc::syscall(
-                libc::SYS_getdents64,
-                proc_fd,
-                buffer.as_mut_ptr(),
-                buffer.len(),
-            );
+            let read = libc::syscall(libc::SYS_getdents64, dir, buffer.as_mut_ptr(), buffer.len());
             let Ok(read) = usize::try_from(read) else {
-                break;
+                return;
             };
             if read == 0 {
-                break;
+                return;
             }
             let mut offset = 0;
             // struct linux_dirent64: d_ino u64, d_off i64, d_reclen u16,
@@ -2096,17 +2103,13 @@ fn count_processes(proc_fd: c_int) -> u64 {
                     buffer[offset + 17],
                 ]));
                 if reclen == 0 || offset + reclen > read {
-                    break;
+                    return;
                 }
-                let name = &buffer[offset + 19..offset + reclen];
-                if name.first().is_some_and(u8::is_ascii_digit) {
-                    count += threads_of(proc_fd, name);
-                }
+                each(&buffer[offset + 19..offset + reclen]);
                 offset += reclen;
             }
         }
     }
-    count
 }
 
 /// The thread count of the process whose `/proc` entry is `name` (NUL
