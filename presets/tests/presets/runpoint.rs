@@ -225,6 +225,28 @@ fn denied_families_targets_and_launchers_for_every_form() {
     }
 }
 
+/// Waits (up to five seconds) until no process holds `path` open: a file
+/// this process just wrote can still be open in a process another test
+/// thread forked meanwhile, until that process closes its descriptors or
+/// calls `execve`, and running the file before then fails (`Text file
+/// busy`).
+fn settle(path: &Path) {
+    let start = std::time::Instant::now();
+    let held = || {
+        std::fs::read_dir("/proc").is_ok_and(|processes| {
+            processes.flatten().any(|process| {
+                std::fs::read_dir(process.path().join("fd")).is_ok_and(|fds| {
+                    fds.flatten()
+                        .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|to| to == path))
+                })
+            })
+        })
+    };
+    while held() && start.elapsed() < std::time::Duration::from_secs(5) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn workspace_programs_and_their_interpreters() {
     let fixture = Fixture::new();
@@ -235,6 +257,7 @@ fn workspace_programs_and_their_interpreters() {
     use std::os::unix::fs::PermissionsExt;
     for path in [&script, &binary] {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        settle(path);
     }
     let deny = DenyList::default();
     let tools = || {
@@ -898,6 +921,7 @@ fn the_hooks_folder_is_asked_of_git_only_for_a_call_that_may_write() {
     let fake = bin.path().join("git");
     std::fs::write(&fake, script).unwrap();
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    settle(&fake);
     let tools = tempfile::tempdir().unwrap();
     std::fs::write(tools.path().join("copy.tool.json"), COPY_TOOL).unwrap();
     // Without containment, so that the logging git may write its log.
