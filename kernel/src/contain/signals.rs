@@ -276,7 +276,15 @@ fn to_process(pid: i32, signal: i32) -> Result<Option<Ready>, i32> {
     // SAFETY: a raw pidfd_open.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
     if fd < 0 {
-        return Err(errno());
+        let error = errno();
+        // The number of a thread but its process's first: `kill` signals
+        // its process.
+        return match tgid_of(pid as u32) {
+            Some(tgid) if matches!(error, libc::EINVAL | libc::ENOENT) && tgid != pid => {
+                to_process(tgid, signal)
+            }
+            _ => Err(error),
+        };
     }
     let fd = Fd(RawFd::try_from(fd).map_err(|_| libc::EBADF)?);
     // Read after the pin: were `pid` another process's by now, the pidfd's

@@ -1360,7 +1360,8 @@ fn without_namespaces_metadata_changes_stay_inside() {
 /// `tkill`, `tgkill`, `rt_sigqueueinfo`, a pidfd, a `/proc/<pid>` folder's
 /// descriptor and `kill(-1)`, which still reaches the call's own child;
 /// signals to itself (no `EINTR`: the reaper answers before it sends), to
-/// a child, to a child's group, through a pidfd, and `kill(pid, 0)` work.
+/// its process by a thread's number, to a child, to a child's group,
+/// through a pidfd, and `kill(pid, 0)` work.
 /// (On this kernel Landlock's scoping refuses the bystander's signals as
 /// well: the case checks that the reaper's sending keeps them refused and
 /// the call's own ones working.) The integrator is `nobody`.
@@ -1385,6 +1386,10 @@ fn without_namespaces_signals_reach_only_the_calls_processes() {
          signal.signal(signal.SIGUSR1, lambda s, f: got.append(s))\n\
          attempt('own-kill', lambda: os.kill(os.getpid(), signal.SIGUSR1))\n\
          attempt('own-tgkill', lambda: raw(234, os.getpid(), threading.get_native_id(), 10))\n\
+         ids = []\n\
+         th = threading.Thread(target=lambda: (ids.append(threading.get_native_id()), time.sleep(0.5)))\n\
+         th.start(); time.sleep(0.1)\n\
+         attempt('own-thread', lambda: os.kill(ids[0], signal.SIGUSR1))\n\
          time.sleep(0.05)\n\
          print('own-got', len(got))\n\
          child = sleeper()\n\
@@ -1463,7 +1468,8 @@ fn without_namespaces_signals_reach_only_the_calls_processes() {
         for own in [
             "own-kill DONE",
             "own-tgkill DONE",
-            "own-got 2",
+            "own-thread DONE",
+            "own-got 3",
             "own-probe DONE",
             "own-child DONE",
             "own-child-ended 9",
