@@ -17,7 +17,7 @@
 //! | JSON in markers or chatter, one or a list | Hermes, Qwen 2.5, Llama 3.1, Mistral, Granite, Phi-4... | `<tool_call>{"name": "ls", "arguments": {"path": "src"}}</tool_call>` |
 //! | the name outside JSON arguments | DeepSeek V3/R1, Kimi K2, Mistral v11, gpt-oss (harmony), Functionary v3.2 (`>>>name` then the JSON; the reply starts with the first name), GLM-4 with its special tokens kept (`<|assistant|>name` then the JSON) and ChatGLM3 (`tool_call(key=value)` in a Python fence for the JSON), models prompted in the ReAct style (`Action:` then `Action Input:`, nothing after an `Observation:`) | `[TOOL_CALLS]ls[ARGS]{"path": "src"}` |
 //! | XML parameters | Qwen3-Coder, GLM, MiniMax, DeepSeek DSML, Step, MiniCPM, Anthropic-style `<function_calls><invoke>` | `<function=ls><parameter=path>src</parameter></function>` |
-//! | pythonic calls | Llama 3.2 and 4, LFM2, OLMo, Gemma 3 (in a `tool_code` fence) | `[ls(path="src"), pwd()]` |
+//! | pythonic calls | Llama 3.2 and 4, LFM2, OLMo, Gemma 3 (in a `tool_code` fence); small models' `name({"key": value})`; a name through `functions.` or `default_api.` | `[ls(path="src"), pwd()]` |
 //! | Gemma's literal syntax | FunctionGemma, Gemma | `<start_function_call>call:ls{path:<escape>src<escape>}<end_function_call>` |
 //!
 //! The reader never invents a call:

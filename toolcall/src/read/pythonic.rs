@@ -2,6 +2,9 @@
 //! LFM2, OLMo), in markers or bare; Gemma 3's `tool_code` fence is a marker
 //! too, wherever it is in the reply, and what it holds may be written as
 //! Gemma writes it after Gemini (`print(default_api.name(key=value))`).
+//! A call may take its arguments as one object (`name({"key": value})`, as
+//! small models write them) and name its tool through OpenAI's or Gemini's
+//! namespace (`functions.name`, `default_api.name`).
 //!
 //! Code in prose looks the same (`print(len(x))`), so bare calls are read
 //! only when the whole reply (after reasoning) is calls, when they form a
@@ -29,9 +32,11 @@ const MARKERS: &[(Marker, Marker)] = &[
     (Marker::ToolCodeFence, Marker::Fence),
 ];
 
-/// The module Gemini's code (and Gemma after it) calls the tools through:
-/// `default_api.ls(path="src")` calls `ls`.
-const API_MODULE: &str = "default_api.";
+/// The modules a model's code calls the tools through: Gemini's (and
+/// Gemma's after it), `default_api.ls(path="src")`, and the namespace
+/// OpenAI's models are shown their tools in, `functions.ls(...)`: both
+/// call `ls`.
+const API_MODULES: [&str; 2] = ["default_api.", "functions."];
 
 /// The calls inside every marked region, from `at` on.
 pub(super) fn read_marked(
@@ -291,8 +296,7 @@ fn statements(body: &str, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
             return Err(malformed());
         }
         let (name, arguments) = call.into_parts();
-        let name = name.strip_prefix(API_MODULE).unwrap_or(&name);
-        calls.push(super::make_call(SHAPE, name, arguments)?);
+        calls.push(super::make_call(SHAPE, &name, arguments)?);
     }
 }
 
@@ -310,13 +314,29 @@ pub(super) fn fenced_tool_call(content: &str, scan: &mut Scan) -> Option<Map<Str
     (name == "tool_call" && alone).then_some(arguments)
 }
 
-/// One call, `name(key=value, ...)`, at `at`; positional arguments make it
-/// no call.
+/// One call, `name(key=value, ...)`, at `at`, or with its arguments as one
+/// object, `name({"key": value})`; other positional arguments make it no
+/// call. A name in one of the [`API_MODULES`] is the tool's own.
 fn one_call(text: &str, at: usize, scan: &mut Scan) -> Option<(ToolCall, usize)> {
     let mut lit = Literals::new(text, at);
     let name = lit.name(scan)?;
+    let name = API_MODULES
+        .iter()
+        .find_map(|module| name.strip_prefix(module))
+        .unwrap_or(name);
     if !lit.eat('(', scan) {
         return None;
+    }
+    lit.skip_space(scan);
+    if lit.peek() == Some('{') {
+        let Value::Object(arguments) = lit.value(0, scan)? else {
+            return None;
+        };
+        if !lit.eat(')', scan) {
+            return None;
+        }
+        let call = ToolCall::new(name, arguments)?;
+        return Some((call, lit.pos));
     }
     let mut arguments = Map::new();
     loop {

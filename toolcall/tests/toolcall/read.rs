@@ -289,6 +289,23 @@ fn pythonic_calls() {
                 json!({"path": "src", "all": true, "limit": null, "exts": ["rs", "md"]})
             )]),
         ),
+        // the arguments as one object, as small models write them; a
+        // tool through OpenAI's or Gemini's namespace
+        (
+            "[ls({\"path\": \"a\"}), functions.cat({'path': 'b'})]",
+            json!([
+                call("ls", json!({"path": "a"})),
+                call("cat", json!({"path": "b"}))
+            ]),
+        ),
+        (
+            "ls({\"path\": \"a\", \"all\": true})",
+            json!([call("ls", json!({"path": "a", "all": true}))]),
+        ),
+        (
+            "default_api.ls(path='a')",
+            json!([call("ls", json!({"path": "a"}))]),
+        ),
         // OLMo 3: <function_calls>, one call a line
         (
             "<function_calls>ls(path='a')\nls(path='b')</function_calls>",
@@ -637,13 +654,19 @@ fn typing_by_schema_and_unknown_names() {
         Reading::Unreadable { reason } => insta::assert_snapshot!(reason.to_string()),
         other => panic!("{other:?}"),
     }
-    // a pythonic call in prose is read when it names a given tool
-    match read_calls_with("Let me look: head(path='a.txt', lines=3) first.", &tools) {
-        Reading::Calls(calls) => assert_eq!(
-            calls[0].to_json(),
-            call("head", json!({"path": "a.txt", "lines": 3}))
-        ),
-        other => panic!("{other:?}"),
+    // a pythonic call in prose is read when it names a given tool, its
+    // arguments by keyword or as one object
+    for reply in [
+        "Let me look: head(path='a.txt', lines=3) first.",
+        "Let me look: head({\"path\": \"a.txt\", \"lines\": 3}) first.",
+    ] {
+        match read_calls_with(reply, &tools) {
+            Reading::Calls(calls) => assert_eq!(
+                calls[0].to_json(),
+                call("head", json!({"path": "a.txt", "lines": 3}))
+            ),
+            other => panic!("{reply}: {other:?}"),
+        }
     }
 }
 
