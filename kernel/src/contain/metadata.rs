@@ -303,7 +303,6 @@ pub(crate) fn errno() -> i32 {
 
 /// Reads the NUL-terminated string at `address` in thread `tid` into
 /// `buffer`; its length without the NUL.
-#[expect(unsafe_code)]
 fn read_string(tid: u32, address: u64, buffer: &mut [u8; PATH_MAX + 1]) -> Result<usize, i32> {
     if address == 0 {
         return Err(libc::EFAULT);
@@ -315,26 +314,11 @@ fn read_string(tid: u32, address: u64, buffer: &mut [u8; PATH_MAX + 1]) -> Resul
         let at = address.saturating_add(filled as u64);
         let to_page_end = 4096 - (at % 4096) as usize;
         let want = to_page_end.min(PATH_MAX - filled);
-        let local = libc::iovec {
-            iov_base: buffer[filled..].as_mut_ptr().cast(),
-            iov_len: want,
+        let read = match read_some(tid, at, &mut buffer[filled..filled + want]) {
+            Some(0) | None if filled == 0 => return Err(libc::EFAULT),
+            Some(0) | None => return Err(libc::ENAMETOOLONG),
+            Some(read) => read,
         };
-        let remote = libc::iovec {
-            iov_base: at as usize as *mut libc::c_void,
-            iov_len: want,
-        };
-        // SAFETY: reads into our own buffer, within its length.
-        let read = unsafe { libc::process_vm_readv(tid as libc::pid_t, &local, 1, &remote, 1, 0) };
-        let Ok(read) = usize::try_from(read) else {
-            return Err(if filled == 0 {
-                libc::EFAULT
-            } else {
-                libc::ENAMETOOLONG
-            });
-        };
-        if read == 0 {
-            return Err(libc::EFAULT);
-        }
         if let Some(nul) = buffer[filled..filled + read].iter().position(|b| *b == 0) {
             return Ok(filled + nul);
         }
@@ -344,8 +328,18 @@ fn read_string(tid: u32, address: u64, buffer: &mut [u8; PATH_MAX + 1]) -> Resul
 }
 
 /// Reads `buffer.len()` bytes at `address` in thread `tid` into `buffer`.
-#[expect(unsafe_code)]
 pub(crate) fn read_bytes(tid: u32, address: u64, buffer: &mut [u8]) -> Result<(), i32> {
+    let length = buffer.len();
+    match read_some(tid, address, buffer) {
+        Some(read) if read == length => Ok(()),
+        _ => Err(libc::EFAULT),
+    }
+}
+
+/// Reads at most `buffer.len()` bytes at `address` in thread `tid`: how
+/// many were read (up to the first page that is not mapped).
+#[expect(unsafe_code)]
+fn read_some(tid: u32, address: u64, buffer: &mut [u8]) -> Option<usize> {
     let local = libc::iovec {
         iov_base: buffer.as_mut_ptr().cast(),
         iov_len: buffer.len(),
@@ -356,29 +350,31 @@ pub(crate) fn read_bytes(tid: u32, address: u64, buffer: &mut [u8]) -> Result<()
     };
     // SAFETY: reads into our own buffer, within its length.
     let read = unsafe { libc::process_vm_readv(tid as libc::pid_t, &local, 1, &remote, 1, 0) };
-    if usize::try_from(read).ok() == Some(buffer.len()) {
-        Ok(())
-    } else {
-        Err(libc::EFAULT)
-    }
+    usize::try_from(read).ok()
 }
 
 /// Writes `/proc/<tid>/cwd` or `/proc/<tid>/fd/<dir>` into `buffer`.
 fn dir_path(tid: u32, dir: i32, buffer: &mut [u8; 64]) {
-    let mut at = 0;
-    let mut put = |bytes: &[u8]| {
-        buffer[at..at + bytes.len()].copy_from_slice(bytes);
-        at += bytes.len();
-    };
-    put(b"/proc/");
-    put(decimal(u64::from(tid), &mut [0; 20]));
-    if dir == AT_FDCWD {
-        put(b"/cwd");
+    let (mut tid_digits, mut dir_digits) = ([0; 20], [0; 20]);
+    let tid = decimal(u64::from(tid), &mut tid_digits);
+    // At most 6 + 10 + 4 + 10 bytes and a NUL: it always fits.
+    let _ = if dir == AT_FDCWD {
+        join(&[b"/proc/", tid, b"/cwd"], buffer)
     } else {
-        put(b"/fd/");
-        put(decimal(u64::from(dir as u32), &mut [0; 20]));
+        let dir = decimal(u64::from(dir as u32), &mut dir_digits);
+        join(&[b"/proc/", tid, b"/fd/", dir], buffer)
+    };
+}
+
+/// `parts` joined, NUL-terminated, in `path`; `None` when too long.
+pub(crate) fn join(parts: &[&[u8]], path: &mut [u8; 64]) -> Option<()> {
+    let mut at = 0;
+    for part in parts {
+        path.get_mut(at..at + part.len())?.copy_from_slice(part);
+        at += part.len();
     }
-    put(b"\0");
+    *path.get_mut(at)? = 0;
+    Some(())
 }
 
 /// `n` in decimal, in `digits`.

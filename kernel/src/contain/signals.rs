@@ -20,7 +20,7 @@
 
 use std::os::fd::RawFd;
 
-use super::metadata::{Fd, decimal, errno};
+use super::metadata::{Fd, decimal, errno, join};
 
 /// The size of a `siginfo_t`.
 const SIGINFO: usize = 128;
@@ -422,17 +422,6 @@ fn tgid_of(tid: u32) -> Option<i32> {
         .split(|b| *b == b'\n')
         .find_map(|line| line.strip_prefix(b"Tgid:"))?;
     number(line.trim_ascii())
-}
-
-/// `parts` joined, NUL-terminated, in `path`; `None` when too long.
-fn join(parts: &[&[u8]], path: &mut [u8; 64]) -> Option<()> {
-    let mut at = 0;
-    for part in parts {
-        path.get_mut(at..at + part.len())?.copy_from_slice(part);
-        at += part.len();
-    }
-    *path.get_mut(at)? = 0;
-    Some(())
 }
 
 /// Reads the file at `parts` joined (one read) into `buffer`: how much.
