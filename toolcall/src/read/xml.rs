@@ -44,6 +44,45 @@ fn malformed(detail: String) -> CallError {
     }
 }
 
+/// Checks what a call's text holds outside its parameters (`gap`, from
+/// `at`): it must be layout, blanks and bare tags (`</tool_call>`, a tag a
+/// model left open). Anything else is an argument written in a form the
+/// reader does not know (a JSON object after the parameters, a parameter
+/// without a name, `key: value`): the call read without it would run with
+/// an argument lost, so the reply is unreadable instead. After a call left
+/// unclosed (`closed` false) only the text before the first tag is its own:
+/// what follows a tag may be the reply's prose.
+fn layout_only(name: &str, gap: &str, closed: bool, scan: &mut Scan) -> Result<(), CallError> {
+    let own = if closed {
+        gap
+    } else {
+        &gap[..gap.find('<').unwrap_or(gap.len())]
+    };
+    scan.count(own.len());
+    let mut rest = own.trim_start();
+    while !rest.is_empty() {
+        let tag = rest
+            .strip_prefix('<')
+            .and_then(|after| after.find('>').map(|end| &after[..end]))
+            .filter(|inner| {
+                inner
+                    .strip_prefix('/')
+                    .unwrap_or(inner)
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '.'))
+            });
+        let Some(tag) = tag else {
+            return Err(malformed(format!(
+                "`{name}` holds `{}` outside its parameters: write every argument as a \
+                 parameter of its own, with its name",
+                super::scan::shorten(rest.trim_end())
+            )));
+        };
+        rest = rest[tag.len() + 2..].trim_start();
+    }
+    Ok(())
+}
+
 /// A value as written: one line break after the opening tag and one before
 /// the closing tag are layout, not value (Qwen3-Coder's `<parameter=k>\nv\n`);
 /// a value written right after its opening tag keeps its last line break
@@ -152,6 +191,7 @@ fn qwen(
         let limit = marks
             .first_of(scan, &[Marker::FunctionEnd, Marker::FunctionEq], gt)
             .unwrap_or(text.len());
+        let closed = text[limit..].starts_with(Marker::FunctionEnd.text());
         let body = &text[gt + 1..limit];
         let args = if body.trim_start().starts_with('{') {
             arguments(name, body, scan)?
@@ -162,6 +202,7 @@ fn qwen(
                 .find(scan, Marker::ParameterEq, pos)
                 .filter(|p| *p < limit)
             {
+                layout_only(name, &text[pos..p], true, scan)?;
                 let key_start = p + Marker::ParameterEq.text().len();
                 let key_end = scan
                     .find_byte(text, key_start, b'>')
@@ -172,6 +213,7 @@ fn qwen(
                 args.insert(key, Value::String(text_value(&text[key_end + 1..end])));
                 pos = next.max(key_end + 1);
             }
+            layout_only(name, &text[pos.min(limit)..limit], closed, scan)?;
             args
         };
         found.push((at, make_call(SHAPE, name, args)?));
@@ -238,10 +280,18 @@ fn invoke(
         let Some((_, close, open_p, values)) = searches.as_mut() else {
             return Ok(());
         };
-        let limit = close.find(marks, scan, text, gt).unwrap_or(text.len());
+        let end_tag = close.find(marks, scan, text, gt);
+        let limit = end_tag.unwrap_or(text.len());
+        let body = &text[gt + 1..limit];
+        if body.trim_start().starts_with('{') {
+            found.push((at, make_call(SHAPE, &name, arguments(&name, body, scan)?)?));
+            from = limit.max(gt);
+            continue;
+        }
         let mut args = Map::new();
         let mut pos = gt + 1;
         while let Some(p) = open_p.find(marks, scan, text, pos).filter(|p| *p < limit) {
+            layout_only(&name, &text[pos..p], true, scan)?;
             let tag_end = scan
                 .find_byte(text, p, b'>')
                 .filter(|e| *e < limit)
@@ -257,6 +307,7 @@ fn invoke(
             args.insert(key, value);
             pos = next.max(tag_end + 1);
         }
+        layout_only(&name, &text[pos.min(limit)..limit], end_tag.is_some(), scan)?;
         found.push((at, make_call(SHAPE, &name, unwrapped(args))?));
         from = limit.max(gt);
     }
@@ -286,6 +337,7 @@ fn glm(
     found: &mut Vec<(usize, ToolCall)>,
 ) -> Result<(), CallError> {
     const VALUE: &str = Marker::ArgValue.text();
+    const ARG_KEY_END: &str = Marker::ArgKeyEnd.text();
     let mut values = Values::new(
         Next::Marked(Marker::ArgValueEnd),
         Next::Marked(Marker::ArgKey),
@@ -306,6 +358,7 @@ fn glm(
         let mut args = Map::new();
         let mut pos = start + name_stop;
         while let Some(k) = marks.find(scan, Marker::ArgKey, pos).filter(|k| *k < limit) {
+            layout_only(name, &text[pos..k], true, scan)?;
             let key_start = k + Marker::ArgKey.text().len();
             let key_end = marks
                 .find(scan, Marker::ArgKeyEnd, key_start)
@@ -321,9 +374,13 @@ fn glm(
                 )));
             };
             let (end, next) = value_end(text, v + VALUE.len(), &mut values, limit, marks, scan);
+            let between = text.get(key_end + ARG_KEY_END.len()..v).unwrap_or("");
+            layout_only(name, between, true, scan)?;
             args.insert(key, Value::String(text_value(&text[v + VALUE.len()..end])));
             pos = next.max(key_end);
         }
+        let closed = limit < text.len();
+        layout_only(name, &text[pos.min(limit)..limit], closed, scan)?;
         found.push((at, make_call(SHAPE, name, args)?));
         from = limit.max(start);
     }
@@ -352,7 +409,14 @@ fn minicpm(
         let mut limit = marks
             .find(scan, Marker::FunctionEnd, gt)
             .unwrap_or(text.len());
+        let body = &text[gt + 1..limit];
+        if body.trim_start().starts_with('{') {
+            found.push((at, make_call(SHAPE, &name, arguments(&name, body, scan)?)?));
+            from = limit.max(gt);
+            continue;
+        }
         while let Some(p) = marks.find(scan, Marker::Param, pos).filter(|p| *p < limit) {
+            layout_only(&name, &text[pos..p], true, scan)?;
             let tag_end = scan
                 .find_byte(text, p, b'>')
                 .ok_or_else(|| malformed(format!("a parameter of `{name}` has no `>`")))?;
@@ -368,6 +432,8 @@ fn minicpm(
                     .unwrap_or(text.len());
             }
         }
+        let closed = limit < text.len();
+        layout_only(&name, &text[pos.min(limit)..limit], closed, scan)?;
         found.push((at, make_call(SHAPE, &name, args)?));
         from = limit.max(gt);
     }

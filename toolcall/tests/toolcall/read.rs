@@ -676,6 +676,58 @@ fn typing_by_schema_and_unknown_names() {
 /// pythonic call was dropped and the first one returned alone; a second
 /// `<tool_call>` or list item that is not a call was dropped too.
 #[test]
+fn nothing_outside_xml_parameters_is_lost() {
+    // a JSON object as the whole body of an invoke or a MiniCPM function
+    // is the arguments, as after Functionary's <function=name>
+    for text in [
+        "<invoke name=\"cat\">{\"path\": \"a\"}</invoke>",
+        "<function name=\"cat\">\n{\"path\": \"a\"}\n</function>",
+        "<function=cat>{\"path\": \"a\"}</function>",
+    ] {
+        assert_eq!(
+            calls(text),
+            json!([call("cat", json!({"path": "a"}))]),
+            "{text}"
+        );
+    }
+    // layout around the parameters is no argument: line breaks, wrapper
+    // tags, a call left unclosed before the reply's prose
+    for (text, expected) in [
+        (
+            "<tool_call>\n<function=pwd>\n</tool_call>\nLet me see where I am.",
+            json!([call("pwd", json!({}))]),
+        ),
+        (
+            "<tool_call>\n<function=cat>\n<parameter=path>\na\n</parameter>\n</tool_call>\nNow I wait.",
+            json!([call("cat", json!({"path": "a"}))]),
+        ),
+    ] {
+        assert_eq!(calls(text), expected, "{text}");
+    }
+    // anything else written outside the parameters would be an argument
+    // lost: the reply is unreadable, never a call without it
+    for text in [
+        "<invoke name=\"cat\"><parameter name=\"path\">a</parameter>{\"lines\": 5}</invoke>",
+        "<invoke name=\"cat\"><parameter>a</parameter></invoke>",
+        "<invoke name=\"cat\">\npath=a\n</invoke>",
+        "<function=cat>\npath: a\n</function>",
+        "<function=cat><parameter=path>a</parameter> lines=5 </function>",
+        "<function=cat>\npath: a\n",
+        "<function name=\"cat\"><param name=\"path\">a</param>lines=5</function>",
+        "<tool_call>cat\n<arg_key>path</arg_key>\n<arg_value>a</arg_value>\nlines=5\n</tool_call>",
+        "<tool_call>cat\n<arg_key>path</arg_key> lines=5 <arg_value>a</arg_value></tool_call>",
+    ] {
+        match read_calls(text) {
+            Reading::Unreadable { reason } => assert!(
+                reason.to_string().contains("outside its parameters"),
+                "{text}: {reason}"
+            ),
+            other => panic!("{text}: read as {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn a_broken_call_beside_a_good_one_makes_the_reply_unreadable() {
     let tools = [
         ToolSpec::new(
