@@ -134,11 +134,21 @@ pub(crate) fn guess_expected_calls(
 ) -> Option<Expect> {
     let mut expect = None;
     let mut named = false;
+    // the word after an option that takes a value is that value, never
+    // the subcommand (`--tools tools mcp`, `--root call mcp`)
+    let mut value_next = false;
     for arg in args {
         if arg == "--dangerous-no-containment" {
             return None;
         }
+        if std::mem::take(&mut value_next) {
+            continue;
+        }
         if !named && let Some(name) = arg.to_str() {
+            if VALUE_OPTIONS.contains(&name) {
+                value_next = true;
+                continue;
+            }
             let subcommands = [
                 "tools", "call", "check", "audit", "mcp", "config", "repair", "parse", "agent",
             ];
@@ -150,6 +160,22 @@ pub(crate) fn guess_expected_calls(
     }
     expect
 }
+
+/// The options given before a subcommand that take a value as the next
+/// word (`--root DIR`), for [`guess_expected_calls`] (a test checks the
+/// list against clap's).
+pub(crate) const VALUE_OPTIONS: [&str; 10] = [
+    "--config",
+    "--root",
+    "--tools",
+    "--exec-allow",
+    "--dangerous-exec-untabled",
+    "--dangerous-allow-program",
+    "--timeout",
+    "--max-output",
+    "--allow",
+    "--deny",
+];
 
 /// Options that say where the workspace and the tools are and what loads:
 /// given before the subcommand (as the README writes them) or after it, for

@@ -220,5 +220,42 @@ mod tests {
             args::guess_expected_calls(value_first.into_iter()),
             Some(jig_kernel::Expect::OneCall)
         );
+        // an option's value that is a subcommand's name is still a value
+        for line in [
+            &["--tools", "tools", "mcp"][..],
+            &["--root", "call", "-v", "mcp"],
+            &[
+                "--config",
+                "audit",
+                "--exec-allow",
+                "call",
+                "agent",
+                "--endpoint",
+                "e",
+                "--model",
+                "m",
+                "t",
+            ],
+            &["--root=call", "mcp"],
+        ] {
+            let argv = std::iter::once("jig").chain(line.iter().copied());
+            let cli = Cli::try_parse_from(argv).unwrap();
+            let raw = line.iter().map(std::ffi::OsString::from);
+            assert_eq!(
+                args::guess_expected_calls(raw),
+                cli.command.expected_calls(),
+                "{line:?}"
+            );
+        }
+        // the options that take a value, as clap has them
+        let mut takes_value: Vec<String> = Cli::command()
+            .get_arguments()
+            .filter(|arg| arg.get_action().takes_values())
+            .filter_map(|arg| arg.get_long().map(|long| format!("--{long}")))
+            .collect();
+        takes_value.sort();
+        let mut listed = args::VALUE_OPTIONS.map(str::to_owned).to_vec();
+        listed.sort();
+        assert_eq!(listed, takes_value);
     }
 }

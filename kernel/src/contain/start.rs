@@ -354,7 +354,7 @@ pub(crate) fn start(request: &Request<'_>, output: PipeWriter) -> Result<Started
             masked: &masked,
             watch_processes: plan.watch_processes.then_some(request.limits.max_processes),
             max_processes: request.limits.max_processes,
-            linger: super::expected() == super::Expect::OneCall,
+            linger: lingers(),
         }),
         program_stack: if confinement.namespaces || reaper {
             program_stack_top
@@ -777,6 +777,16 @@ pub(crate) fn program_status(status: &OwnedFd) -> Option<(i32, bool)> {
         let over = i32::from_ne_bytes([record[4], record[5], record[6], record[7]]);
         (raw, over != 0)
     })
+}
+
+/// Whether this call's init lingers (see `NsPlan::linger`): only the first
+/// call of a process that said it makes one. A process that makes more
+/// than it said (or was guessed to make one) would otherwise keep one
+/// waiting init, with its namespaces, for each call until it ends.
+fn lingers() -> bool {
+    static LINGERING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    super::expected() == super::Expect::OneCall
+        && !LINGERING.swap(true, std::sync::atomic::Ordering::Relaxed)
 }
 
 #[cfg(test)]

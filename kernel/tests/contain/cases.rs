@@ -167,6 +167,10 @@ pub(crate) const ALL: &[Case] = &[
         a_one_call_process_prepares_no_second_init_and_its_init_ends_with_it,
     ),
     (
+        "a_one_call_process_that_makes_more_keeps_one_init",
+        a_one_call_process_that_makes_more_keeps_one_init,
+    ),
+    (
         "every_call_runs_on_the_integrators_processors",
         every_call_runs_on_the_integrators_processors,
     ),
@@ -2685,6 +2689,30 @@ fn a_one_call_process_prepares_no_second_init_and_its_init_ends_with_it() {
             .any(|cmdline| cmdline == "sleep\x0041.7\x00"),
         "the call's background process outlived the call"
     );
+    wait_gone(&inits, "call's init");
+}
+
+/// A process that said it makes one call but makes more (a library
+/// user's slip, or a command line guessed wrong) keeps only the first
+/// call's init until it ends: the others exit with their calls, as a
+/// server's do, rather than one more process and its namespaces per call.
+fn a_one_call_process_that_makes_more_keeps_one_init() {
+    let world = World::new();
+    let text = run_listing_inits(
+        &world,
+        &["sh", "-c", "echo done"],
+        &[
+            (crate::integrator::EXPECT_ONE_CALL, "1"),
+            (crate::integrator::CALLS, "4"),
+        ],
+    );
+    assert_eq!(
+        text.matches("done").count(),
+        4,
+        "the calls did not run: {text}"
+    );
+    let inits = listed_inits(&text, "call-init ", |_, _| ());
+    assert_eq!(inits.len(), 1, "not one lingering init: {text}");
     wait_gone(&inits, "call's init");
 }
 
