@@ -142,7 +142,11 @@ impl OpenAiClient {
             .http_status_as_error(false)
             .timeout_connect(Some(config.connect_timeout))
             .timeout_global(Some(config.timeout))
-            .user_agent(concat!("jig-toolcall/", env!("CARGO_PKG_VERSION")));
+            // A redirect is answered, not followed: ureq would send the
+            // request again elsewhere (a 302 as a GET without its body,
+            // then read that answer as the model's).
+            .max_redirects(0)
+            .user_agent(concat!("jig-agent/", env!("CARGO_PKG_VERSION")));
         if !config.env_proxy {
             builder = builder.proxy(None);
         }
@@ -214,6 +218,21 @@ impl ChatModel for OpenAiClient {
         }
         let mut response = request.send(&body).map_err(|e| self.transport(&e))?;
         let status = response.status().as_u16();
+        if (300..400).contains(&status) {
+            let to = response
+                .headers()
+                .get("location")
+                .and_then(|to| to.to_str().ok())
+                .unwrap_or("nowhere");
+            return Err(ChatError::Status {
+                endpoint: self.url.clone(),
+                status,
+                body: format!(
+                    "a redirect to {}, not followed: give the endpoint's own address",
+                    to.chars().take(ERROR_BODY_CHARS).collect::<String>()
+                ),
+            });
+        }
         let text = response
             .body_mut()
             .with_config()

@@ -297,6 +297,35 @@ fn endpoint_failures_end_the_run() {
     assert!(transcript.rounds.is_empty());
 }
 
+/// A redirect of the endpoint is reported, not followed: the request is
+/// not sent again elsewhere (ureq would send a 302's as a GET without its
+/// body, and read that answer as the model's), nor the key with it.
+#[test]
+fn a_redirect_is_reported_not_followed() {
+    let workspace = Workspace::new();
+    for status in [301, 302, 303, 307, 308] {
+        let elsewhere = Server::start(vec![Reply::text("done")]);
+        let to = format!("{}/chat/completions", elsewhere.url());
+        let (transcript, _, _) = run(
+            AgentLoop::new(&workspace.registry),
+            vec![Reply::redirect(status, &to)],
+            |c| c.with_api_key("sk-secret"),
+        );
+        match &transcript.stop {
+            StopReason::ModelFailed(ChatError::Status {
+                status: answered,
+                body,
+                ..
+            }) => {
+                assert_eq!(*answered, status);
+                assert!(body.contains(&to), "{body}");
+            }
+            other => panic!("{status}: {other:?}"),
+        }
+        assert!(elsewhere.finish().is_empty(), "{status}: followed");
+    }
+}
+
 /// The calls that ran in a transcript, as `name arguments` lines, in order.
 fn called(transcript: &Transcript) -> Vec<String> {
     transcript

@@ -14,10 +14,12 @@ use serde_json::{Value, json};
 /// How long the server waits for requests at most.
 const DEADLINE: Duration = Duration::from_secs(60);
 
-/// One scripted answer: an HTTP status and a body.
+/// One scripted answer: an HTTP status, a body and, for a redirect, where
+/// to.
 pub(crate) struct Reply {
     status: u16,
     body: String,
+    location: Option<String>,
 }
 
 impl Reply {
@@ -54,6 +56,15 @@ impl Reply {
         Self {
             status,
             body: body.to_owned(),
+            location: None,
+        }
+    }
+
+    /// A redirect (`status` 3xx) to `location`.
+    pub(crate) fn redirect(status: u16, location: &str) -> Self {
+        Self {
+            location: Some(location.to_owned()),
+            ..Self::raw(status, "")
         }
     }
 }
@@ -180,9 +191,14 @@ fn answer(stream: TcpStream, reply: &Reply) -> Option<Request> {
     reader.read_exact(&mut body).ok()?;
     let mut stream = reader.into_inner();
     let reason = if reply.status == 200 { "OK" } else { "Error" };
+    let location = reply
+        .location
+        .as_ref()
+        .map(|to| format!("Location: {to}\r\n"))
+        .unwrap_or_default();
     let response = format!(
         "HTTP/1.1 {} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{}",
+         {location}Connection: close\r\n\r\n{}",
         reply.status,
         reply.body.len(),
         reply.body
