@@ -153,6 +153,33 @@ fn unfinished_runs_and_failures_have_their_exit_status() {
         run.stderr
     );
 
+    // a redirect is said, with where it points, and not followed
+    let server = Server::start(vec![Reply::redirect(
+        302,
+        "http://127.0.0.1:9/v1/chat/completions",
+    )]);
+    let url = server.url();
+    let run = run_with(jig().args([
+        "--root",
+        root,
+        "agent",
+        "--endpoint",
+        &url,
+        "--model",
+        "m",
+        "task",
+    ]));
+    drop(server);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("302")
+            && run
+                .stderr
+                .contains("redirect to http://127.0.0.1:9/v1/chat/completions, not followed"),
+        "{}",
+        run.stderr
+    );
+
     let run = run_with(
         jig()
             .args([
