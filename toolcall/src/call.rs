@@ -39,6 +39,20 @@ const NAMESPACE: &str = "functions.";
 /// Keys beside a call's name that describe the call, not its arguments.
 const METADATA_KEYS: [&str; 5] = ["id", "type", "call_id", "tool_call_id", "index"];
 
+/// Keys beside a call's arguments in which models explain the call (as
+/// ReAct-style prompts ask): not arguments, dropped. Any other key there
+/// is an argument written outside the arguments (see
+/// [`CallError::BesideArguments`]).
+const COMMENTARY_KEYS: [&str; 7] = [
+    "thought",
+    "thoughts",
+    "reasoning",
+    "reason",
+    "explanation",
+    "rationale",
+    "comment",
+];
+
 /// A tool call: a tool name and its arguments.
 ///
 /// It can only exist valid: the name is a non-empty string without
@@ -251,6 +265,19 @@ fn take_arguments(
                 .collect();
             Ok(into_map(siblings))
         }
+        // keys beside the arguments, other than a call's metadata, would
+        // be arguments lost (`{"name": "ls", "arguments": {...},
+        // "recursive": true}`)
+        Some(_)
+            if let Some((key, _)) = members.iter().find(|(key, _)| {
+                !METADATA_KEYS.contains(&key.as_ref()) && !COMMENTARY_KEYS.contains(&key.as_ref())
+            }) =>
+        {
+            Err(CallError::BesideArguments {
+                name: name.to_owned(),
+                key: key.as_ref().chars().take(40).collect(),
+            })
+        }
         Some(Value::Null) => Ok(Map::new()),
         Some(Value::Object(arguments)) => Ok(arguments),
         Some(Value::String(text)) if text.trim().is_empty() => Ok(Map::new()),
@@ -395,6 +422,18 @@ pub enum CallError {
         shape: &'static str,
         /// What is wrong.
         detail: String,
+    },
+    /// A key beside the call's arguments that is no call metadata: an
+    /// argument written outside them.
+    #[error(
+        "`{key}` is written beside the arguments of `{name}`: put every argument inside \
+         them, {{\"name\": \"{name}\", \"arguments\": {{...}}}}"
+    )]
+    BesideArguments {
+        /// The tool's name.
+        name: String,
+        /// The first key beside the arguments.
+        key: String,
     },
     /// The arguments are neither an object nor the text of one.
     #[error(
@@ -563,6 +602,12 @@ mod tests {
             "Config {\"debug\": true}; now {\"name\": \"ls\"}",
             r#"{"name":"ls","arguments":{}}"#,
         ),
+        // beside the arguments, a call's metadata and the model's
+        // commentary are no arguments
+        (
+            r#"{"id": "call_1", "thought": "look first", "name": "ls", "arguments": {"path": "."}, "index": 0}"#,
+            r#"{"name":"ls","arguments":{"path":"."}}"#,
+        ),
     ];
 
     #[test]
@@ -609,6 +654,16 @@ mod tests {
             (r#"{"tool_calls": []}"#, |e| {
                 matches!(e, CallError::NotAnObject { .. })
             }),
+            // an argument written beside the arguments (a brace closed too
+            // early), or a second argument key: never dropped
+            (
+                r#"{"name": "write", "arguments": {"path": "a"}, "content": "x"}"#,
+                |e| matches!(e, CallError::BesideArguments { key, .. } if key == "content"),
+            ),
+            (
+                r#"{"name": "ls", "arguments": {}, "parameters": {"path": "a"}}"#,
+                |e| matches!(e, CallError::BesideArguments { key, .. } if key == "parameters"),
+            ),
             ("{{{{", |e| matches!(e, CallError::MissingName { .. })),
             (&"{\"a\":".repeat(200), |e| {
                 matches!(e, CallError::Repair(RepairError::TooDeep { .. }))
@@ -679,6 +734,10 @@ mod tests {
             },
             CallError::MissingName {
                 found: json!({"thought": "x", "plan": [], "a": 1, "b": 2, "c": 3, "d": 4}),
+            },
+            CallError::BesideArguments {
+                name: "write".to_owned(),
+                key: "content".to_owned(),
             },
             CallError::MissingName { found: json!({}) },
             CallError::BadName { found: json!("") },

@@ -136,8 +136,13 @@
 //! (repaired too); missing, `null` or empty arguments are `{}`. With no argument
 //! key, the keys beside the name (less `id`, `type`, `call_id`,
 //! `tool_call_id`, `index`) are the arguments: `{"tool": "bash",
-//! "command": "ls"}` calls `bash` with `{"command": "ls"}`. A top-level array is a list of calls of which the first is
-//! taken.
+//! "command": "ls"}` calls `bash` with `{"command": "ls"}`. Beside an
+//! argument key only that metadata and the model's commentary (`thought`,
+//! `thoughts`, `reasoning`, `reason`, `explanation`, `rationale`,
+//! `comment`) may stand: any other key is an argument written outside the
+//! arguments (a brace closed too early), and the call is refused
+//! ([`CallError::BesideArguments`]) rather than run without it. A
+//! top-level array is a list of calls of which the first is taken.
 //!
 //! # Non-goals
 //!
