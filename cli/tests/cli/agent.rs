@@ -5,7 +5,7 @@ use serde_json::json;
 
 use crate::chat_server::{Reply, Server};
 use crate::snapshot;
-use crate::support::{jig, run_with};
+use crate::support::{Run, jig, run_with};
 
 /// A workspace with one file that has a TODO.
 fn workspace() -> tempfile::TempDir {
@@ -106,6 +106,24 @@ fn a_native_run_sends_the_tools_and_the_key() {
     snapshot!("native_mode", run.stdout);
 }
 
+/// `jig agent` on `root` against an endpoint that answers `reply`.
+fn agent_answered(root: &str, reply: Reply) -> Run {
+    let server = Server::start(vec![reply]);
+    let url = server.url();
+    let run = run_with(jig().args([
+        "--root",
+        root,
+        "agent",
+        "--endpoint",
+        &url,
+        "--model",
+        "m",
+        "task",
+    ]));
+    drop(server);
+    run
+}
+
 #[test]
 fn unfinished_runs_and_failures_have_their_exit_status() {
     let dir = workspace();
@@ -130,22 +148,10 @@ fn unfinished_runs_and_failures_have_their_exit_status() {
     assert_eq!(run.code, 4, "{run:?}");
     assert!(run.stderr.contains("maximum of 2 rounds"), "{}", run.stderr);
 
-    let server = Server::start(vec![Reply::raw(
-        404,
-        "{\"error\": {\"message\": \"model 'm' not found\"}}",
-    )]);
-    let url = server.url();
-    let run = run_with(jig().args([
-        "--root",
+    let run = agent_answered(
         root,
-        "agent",
-        "--endpoint",
-        &url,
-        "--model",
-        "m",
-        "task",
-    ]));
-    drop(server);
+        Reply::raw(404, "{\"error\": {\"message\": \"model 'm' not found\"}}"),
+    );
     assert_eq!(run.code, 1, "{run:?}");
     assert!(
         run.stderr.contains("404") && run.stderr.contains("not found"),
@@ -154,22 +160,10 @@ fn unfinished_runs_and_failures_have_their_exit_status() {
     );
 
     // a redirect is said, with where it points, and not followed
-    let server = Server::start(vec![Reply::redirect(
-        302,
-        "http://127.0.0.1:9/v1/chat/completions",
-    )]);
-    let url = server.url();
-    let run = run_with(jig().args([
-        "--root",
+    let run = agent_answered(
         root,
-        "agent",
-        "--endpoint",
-        &url,
-        "--model",
-        "m",
-        "task",
-    ]));
-    drop(server);
+        Reply::redirect(302, "http://127.0.0.1:9/v1/chat/completions"),
+    );
     assert_eq!(run.code, 1, "{run:?}");
     assert!(
         run.stderr.contains("302")
