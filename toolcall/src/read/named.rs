@@ -174,26 +174,46 @@ fn harmony(
         let stop = name_end(text, start);
         scan.count(stop - start);
         let name = &text[start..stop];
-        let Some(message) = marks.find(scan, Marker::HarmonyMessage, stop) else {
-            return Err(incomplete(name));
-        };
-        let body_start = message + Marker::HarmonyMessage.text().len();
-        let end = marks
-            .first_of(
-                scan,
+        // the message of this call, not of a later one
+        let next_call = marks.find(scan, Marker::HarmonyTo, stop);
+        let message = marks
+            .find(scan, Marker::HarmonyMessage, stop)
+            .filter(|message| next_call.is_none_or(|next| *message < next));
+        let (body_start, ends): (usize, &[Marker]) = match message {
+            Some(message) => (
+                message + Marker::HarmonyMessage.text().len(),
                 &[
                     Marker::HarmonyCall,
                     Marker::HarmonyEnd,
                     Marker::HarmonyStart,
                 ],
-                body_start,
-            )
-            .unwrap_or(text.len());
+            ),
+            // the special tokens left out (a server that decodes without
+            // them): `to=functions.name json{...}`, up to the next call
+            None => match stripped_body(text, stop) {
+                Some(body_start) => (body_start, &[Marker::HarmonyTo]),
+                None => return Err(incomplete(name)),
+            },
+        };
+        let end = marks.first_of(scan, ends, body_start).unwrap_or(text.len());
         let call = make_call(SHAPE, name, arguments(name, &text[body_start..end], scan)?)?;
         found.push((at, call));
         from = end.max(at + 1);
     }
     Ok(())
+}
+
+/// Where the arguments of a harmony call whose special tokens were left
+/// out begin: after its name, blanks and the constraint (`json`), an
+/// object's `{`.
+fn stripped_body(text: &str, name_end: usize) -> Option<usize> {
+    let at = skip_space(text, name_end);
+    let at = if text[at..].starts_with("json") {
+        skip_space(text, at + "json".len())
+    } else {
+        at
+    };
+    text[at..].starts_with('{').then_some(at)
 }
 
 /// `Action: name` then `Action Input: {...}`: the name is what stands

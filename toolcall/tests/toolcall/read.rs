@@ -191,6 +191,24 @@ fn name_outside_json_arguments() {
             "<|channel|>analysis<|message|>Need to list.<|end|><|start|>assistant<|channel|>commentary to=functions.ls <|constrain|>json<|message|>{\"path\": \"d\"}<|call|>",
             json!([call("ls", json!({"path": "d"}))]),
         ),
+        // harmony decoded without its special tokens (as servers that skip
+        // them print it): the name, the constraint, the object; each call
+        // up to the next
+        (
+            "analysisNeed to list.assistantcommentary to=functions.ls json{\"path\": \"d\"}assistantcommentary to=functions.cat json{\"path\": \"e\"}",
+            json!([
+                call("ls", json!({"path": "d"})),
+                call("cat", json!({"path": "e"}))
+            ]),
+        ),
+        // each call's own message: the second call's is not the first's
+        (
+            "<|start|>assistant<|channel|>commentary to=functions.ls <|constrain|>json<|message|>{\"path\": \"d\"}<|call|><|start|>assistant<|channel|>commentary to=functions.cat <|constrain|>json<|message|>{\"path\": \"e\"}<|call|>",
+            json!([
+                call("ls", json!({"path": "d"})),
+                call("cat", json!({"path": "e"}))
+            ]),
+        ),
     ];
     for (text, expected) in cases {
         assert_eq!(calls(text), expected, "{text}");
