@@ -74,6 +74,9 @@ markers! {
     ActionLine = "Action:",
     ActionInput = "Action Input:",
     Observation = "Observation:",
+    QwenFunction = "\u{273f}FUNCTION\u{273f}",
+    QwenArgs = "\u{273f}ARGS\u{273f}",
+    QwenReturn = "\u{273f}RETURN\u{273f}",
     // a tool's result, which only the tool writes: a model writing one is
     // imagining it
     ToolResponse = "<tool_response>",
@@ -87,6 +90,7 @@ markers! {
     GemmaFunctionResponse = "<start_function_response>",
     ToolOutputFence = "```tool_output",
     HarmonyToolMessage = "<|start|>functions.",
+    QwenResult = "\u{273f}RESULT\u{273f}",
     // XML parameters
     FunctionEq = "<function=",
     FunctionEnd = "</function>",
@@ -206,10 +210,11 @@ pub(crate) struct Marks {
 impl Marks {
     /// The markers of `text`, in one pass.
     ///
-    /// Every marker starts with `<`, `[`, `]` or a backtick (the fences of
-    /// Gemma's calls), except eight whose `=`,
+    /// Every marker starts with `<`, `[`, `]`, a backtick (the fences of
+    /// Gemma's calls) or Qwen-Agent's `✿`, except eight whose `=`,
     /// `▁` or `:` sits at a fixed offset (`to=functions.`, `invoke name=`,
-    /// `tool▁sep`, `Action Input:`...): memchr finds those bytes, and only the markers that
+    /// `tool▁sep`, `Action Input:`...): memchr finds those bytes (`✿` and
+    /// `▁` share their first), and only the markers that
     /// share the first two bytes of such a place are compared there.
     /// Replies are mostly text between a few markers, so this visits few
     /// bytes beyond memchr's pass.
@@ -230,10 +235,11 @@ impl Marks {
             let back: &[usize] = match bytes[at] {
                 b'=' => &[2, 11],
                 b':' => &[6, 11, 12],
-                _ => &[4],
+                // `tool▁`, and Qwen-Agent's `✿FUNCTION✿` that starts there
+                _ => &[4, 0],
             };
             for start in back.iter().filter_map(|back| at.checked_sub(*back)) {
-                if matches!(bytes.get(start), Some(b't' | b'i' | b'A' | b'O')) {
+                if matches!(bytes.get(start), Some(b't' | b'i' | b'A' | b'O' | 0xE2)) {
                     starting_at(table, bytes, start, &mut found, scan);
                 }
             }
@@ -411,7 +417,8 @@ mod tests {
                     marker.text(),
                     "to=functions." | "invoke name=" | "Action:" | "Action Input:" | "Observation:"
                 )
-                || bytes.get(4) == Some(&0xE2);
+                || bytes.get(4) == Some(&0xE2)
+                || bytes[0] == 0xE2;
             assert!(bytes.len() >= 2 && anchored, "{marker:?}");
         }
         assert!(Marker::ALL.len() <= 128);
@@ -423,7 +430,7 @@ mod tests {
             pieces in proptest::collection::vec(
                 prop_oneof![
                     proptest::sample::select(Marker::ALL).prop_map(|m| m.text().to_owned()),
-                    "[a-zAIO<>=:\\[\\]|/ ▁｜`]{0,4}",
+                    "[a-zAIO<>=:\\[\\]|/ ▁｜`✿]{0,4}",
                 ],
                 0..12,
             )

@@ -272,8 +272,9 @@ fn read_before(text: &str, error: &serde_json::Error) -> usize {
 const MAX_RESULT_CUTS: usize = 4;
 
 /// The markers of a tool's result, in each format that has one.
-pub(super) const RESULTS: [Marker; 11] = [
+pub(super) const RESULTS: [Marker; 12] = [
     Marker::ToolResponse,
+    Marker::QwenResult,
     Marker::ToolResults,
     Marker::GlmObservation,
     Marker::DeepseekOutput,
@@ -361,6 +362,7 @@ fn shape_of(text: &str, marks: &Marks, scan: &mut Scan) -> Option<(Shape, usize)
         (Marker::HarmonyTo, Shape::Named),
         (Marker::Args, Shape::Named),
         (Marker::ActionInput, Shape::Named),
+        (Marker::QwenArgs, Shape::Named),
         // XML parameters
         (Marker::FunctionEq, Shape::Xml),
         (Marker::InvokeName, Shape::Xml),
@@ -559,7 +561,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|>>>|>>>a\\n|<\\|assistant\\|>a\\n|```python\\ntool_call\\(|\\n|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|```tool_code\\n|```|<function=|<parameter=|\\[TOOL_CALLS\\]|Action: |Action Input: |Observation:|<function_calls>|<invoke name=|<tool_response>|\\[TOOL_RESULTS\\])*") {
+        fn any_text_is_calls_no_call_or_an_error(text in "(\\PC|>>>|>>>a\\n|<\\|assistant\\|>a\\n|```python\\ntool_call\\(|\\n|<tool_call>|</think>|<think>|\\[|\\]|\\(|\\)|=|'|\\{|\\}|<\\|tool_call>call:|```tool_code\\n|```|<function=|<parameter=|\\[TOOL_CALLS\\]|Action: |Action Input: |Observation:|✿FUNCTION✿: |✿ARGS✿: |✿RESULT✿|<function_calls>|<invoke name=|<tool_response>|\\[TOOL_RESULTS\\])*") {
             let tools = [ToolSpec::new("ls", serde_json::json!({"type": "object"}))];
             let mut scan = Scan::new();
             match read_counting(&text, &tools, &mut scan) {

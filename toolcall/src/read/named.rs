@@ -4,7 +4,8 @@
 //! Mistral v11 (`[TOOL_CALLS]name[ARGS]{...}`), gpt-oss harmony
 //! (`to=functions.name<|channel|>commentary<|message|>{...}`) and the ReAct
 //! lines that models prompted in that style write
-//! (`Action: name` then `Action Input: {...}`, up to an `Observation:`);
+//! (`Action: name` then `Action Input: {...}`, up to an `Observation:`),
+//! and Qwen-Agent's (`✿FUNCTION✿: name` then `✿ARGS✿: {...}`);
 //! and Functionary v3.2's and GLM-4's messages (`>>>name` or
 //! `<|assistant|>name` then a line break and the arguments: see
 //! [`functionary`]).
@@ -35,6 +36,9 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
     }
     if marks.has(Marker::ActionInput) {
         react(text, marks, scan, &mut found)?;
+    }
+    if marks.has(Marker::QwenArgs) {
+        qwen_agent(text, marks, scan, &mut found)?;
     }
     found.sort_by_key(|(at, _)| *at);
     Ok(found.into_iter().map(|(_, call)| call).collect())
@@ -260,6 +264,52 @@ fn react(
             break;
         }
         from = end.max(input + 1);
+    }
+    Ok(())
+}
+
+/// Qwen-Agent's function calls, as Qwen2 and Qwen2.5 write them when
+/// Qwen-Agent prompts them: `✿FUNCTION✿: name`, then `✿ARGS✿: {...}`,
+/// the arguments up to the next `✿FUNCTION✿`. A `✿RESULT✿` is the model
+/// imagining the tool's answer, a `✿RETURN✿` its answer to the user: what
+/// follows either is not read.
+fn qwen_agent(
+    text: &str,
+    marks: &Marks,
+    scan: &mut Scan,
+    found: &mut Vec<(usize, ToolCall)>,
+) -> Result<(), CallError> {
+    const FUNCTION: &str = Marker::QwenFunction.text();
+    const ARGS: &str = Marker::QwenArgs.text();
+    let mut from = 0;
+    while let Some(args) = marks.find(scan, Marker::QwenArgs, from) {
+        let Some(function) = marks
+            .last_before(Marker::QwenFunction, args)
+            .filter(|function| *function >= from)
+        else {
+            return Err(CallError::Malformed {
+                shape: SHAPE,
+                detail: format!("an `{ARGS}` has no `{FUNCTION}` naming the tool before it"),
+            });
+        };
+        let between = &text[function + FUNCTION.len()..args];
+        scan.count(between.len());
+        let name = between.trim_start().trim_start_matches(':').trim();
+        let body_start = args + ARGS.len();
+        let stop = marks.first_of(scan, &[Marker::QwenResult, Marker::QwenReturn], body_start);
+        let end = marks
+            .find(scan, Marker::QwenFunction, body_start)
+            .into_iter()
+            .chain(stop)
+            .min()
+            .unwrap_or(text.len());
+        let body = text[body_start..end].trim_start().trim_start_matches(':');
+        let call = make_call(SHAPE, name, arguments(name, body, scan)?)?;
+        found.push((function, call));
+        if stop == Some(end) {
+            break;
+        }
+        from = end.max(args + 1);
     }
     Ok(())
 }

@@ -191,6 +191,15 @@ fn name_outside_json_arguments() {
             "<|channel|>analysis<|message|>Need to list.<|end|><|start|>assistant<|channel|>commentary to=functions.ls <|constrain|>json<|message|>{\"path\": \"d\"}<|call|>",
             json!([call("ls", json!({"path": "d"}))]),
         ),
+        // Qwen-Agent (Qwen2 and 2.5 prompted by it): each call up to the
+        // next; nothing after the answer (✿RETURN✿)
+        (
+            "I will look first.\n✿FUNCTION✿: ls\n✿ARGS✿: {\"path\": \"d\"}\n✿FUNCTION✿: cat\n✿ARGS✿: {\"path\": \"e\"}\n✿RETURN✿: then ✿FUNCTION✿: rm\n✿ARGS✿: {}",
+            json!([
+                call("ls", json!({"path": "d"})),
+                call("cat", json!({"path": "e"}))
+            ]),
+        ),
         // harmony decoded without its special tokens (as servers that skip
         // them print it): the name, the constraint, the object; each call
         // up to the next
@@ -466,6 +475,11 @@ fn calls_made_on_an_imagined_tool_result_are_not_read() {
         // Gemma: a tool_output fence the model wrote itself
         (
             "```tool_code\nls(path='.')\n```\n```tool_output\na.txt\n```\n```tool_code\nrm(path='a.txt')\n```",
+            json!([call("ls", json!({"path": "."}))]),
+        ),
+        // Qwen-Agent: a ✿RESULT✿ the model wrote itself
+        (
+            "✿FUNCTION✿: ls\n✿ARGS✿: {\"path\": \".\"}\n✿RESULT✿: a.txt\n✿FUNCTION✿: rm\n✿ARGS✿: {\"path\": \"a.txt\"}",
             json!([call("ls", json!({"path": "."}))]),
         ),
         // a result before every call (quoted from earlier): read whole

@@ -30,6 +30,7 @@ pub(crate) const SHAPES: [(&str, &[&str]); 5] = [
             "<|tool_call_argument_begin|>",
             "[TOOL_CALLS]",
             "<|channel|>commentary to=functions.",
+            "\u{273f}FUNCTION\u{273f}: a\n\u{273f}ARGS\u{273f}: ",
         ],
     ),
     (
