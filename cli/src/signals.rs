@@ -83,11 +83,14 @@ pub(crate) async fn termination() -> Stop {
 
 /// Runs `job` on a thread of its own; a termination signal cancels `token`
 /// (the kernel then ends the running command's process group) and `job` is
-/// given `wait` to return. Returns the job's value, when it returned, and the
-/// signal, when one came.
+/// given `wait` to return, unless `idle` then says it runs no command and
+/// will start none (it is waiting on something else, a model's answer):
+/// then it is not waited for. Returns the job's value, when it returned,
+/// and the signal, when one came.
 pub(crate) fn run_cancellable<T: Send + 'static>(
     token: &CancelToken,
     wait: Duration,
+    idle: impl FnOnce() -> bool,
     job: impl FnOnce() -> T + Send + 'static,
 ) -> Result<(Option<T>, Option<Stop>), CliError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -113,6 +116,9 @@ pub(crate) fn run_cancellable<T: Send + 'static>(
             stop = watch.next() => {
                 tracing::info!(signal = stop.name(), "stopping: cancelling the command");
                 token.cancel();
+                if idle() {
+                    return Ok((None, Some(stop)));
+                }
                 let done = tokio::time::timeout(wait, done_rx).await.ok().and_then(Result::ok);
                 Ok((done, Some(stop)))
             }

@@ -2,6 +2,7 @@
 //! completions endpoint, every call through the registry.
 
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::Args;
@@ -112,20 +113,30 @@ pub(crate) fn run(settings: &Settings, args: &AgentArgs) -> Result<ExitCode, Cli
     };
     let (max_rounds, max_result_bytes) = (args.max_rounds, args.max_result_bytes);
     let token = CancelToken::new();
+    let gate = Arc::new(Mutex::new(()));
     let dispatcher = Cancellable {
         registry: built.registry,
         token: token.clone(),
+        gate: Arc::clone(&gate),
     };
     // A termination signal cancels the running command through the kernel;
     // the model is not asked again (`UntilStopped`), the loop is not waited
-    // for past a short bound (it may be waiting on the model), and a later
-    // call would find the token cancelled.
+    // for past a short bound, and not at all when no command runs (it is
+    // waiting on the model): the gate, taken then and kept until the
+    // process exits, keeps the loop from starting one meanwhile.
+    let idle = move || match gate.try_lock() {
+        Ok(guard) => {
+            std::mem::forget(guard);
+            true
+        }
+        Err(_) => false,
+    };
     let mut client = UntilStopped {
         model: client,
         token: token.clone(),
         endpoint: args.endpoint.clone(),
     };
-    let (done, stop) = signals::run_cancellable(&token, STOP_WAIT, move || {
+    let (done, stop) = signals::run_cancellable(&token, STOP_WAIT, idle, move || {
         let agent = AgentLoop::new(&dispatcher)
             .with_mode(mode)
             .with_max_rounds(max_rounds)
@@ -143,7 +154,7 @@ pub(crate) fn run(settings: &Settings, args: &AgentArgs) -> Result<ExitCode, Cli
     })?;
     if let Some(stop) = stop {
         eprintln!(
-            "jig: stopped by {}; the running command was cancelled",
+            "jig: stopped by {}; a running command is cancelled, the model is not asked again",
             stop.name()
         );
         return Ok(exit(stop.exit_status()));
@@ -186,10 +197,12 @@ impl<M: ChatModel> ChatModel for UntilStopped<M> {
     }
 }
 
-/// The registry, every call of it holding one cancel token.
+/// The registry, every call of it holding one cancel token and, while it
+/// runs, the gate (see [`run`]).
 struct Cancellable {
     registry: Registry,
     token: CancelToken,
+    gate: Arc<Mutex<()>>,
 }
 
 impl Dispatcher for Cancellable {
@@ -198,6 +211,11 @@ impl Dispatcher for Cancellable {
     }
 
     fn dispatch(&self, name: &str, arguments: &Value) -> ToolResult {
+        // a gate poisoned by a panicking call still keeps its place
+        let _running = self
+            .gate
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let options = DispatchOptions::with_cancel(self.token.clone());
         self.registry.dispatch_with(name, arguments, &options)
     }

@@ -121,9 +121,13 @@ fn call(settings: &Settings, args: &CallArgs) -> Result<(Report, Option<Stop>), 
     let token = CancelToken::new();
     let options = DispatchOptions::with_cancel(token.clone());
     let name = args.name.clone();
-    let (result, stop) = signals::run_cancellable(&token, CANCEL_WAIT, move || {
-        registry.dispatch_with(&name, &arguments, &options)
-    })?;
+    // the job is the command: always waited for
+    let (result, stop) = signals::run_cancellable(
+        &token,
+        CANCEL_WAIT,
+        || false,
+        move || registry.dispatch_with(&name, &arguments, &options),
+    )?;
     match (result, stop) {
         (Some(result), stop) => Ok((Report::Dispatched(result), stop)),
         (None, stop) => Err(CliError::Internal(format!(

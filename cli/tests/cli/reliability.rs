@@ -2054,6 +2054,46 @@ fn jig_agent_ends_its_command_on_termination_signals() {
     }
 }
 
+/// A termination signal while `jig agent` waits on the model ends it at
+/// once: no command runs, nothing is waited for.
+#[test]
+fn jig_agent_waiting_on_the_model_exits_at_once_on_a_signal() {
+    use nix::sys::signal::Signal;
+    let tools = tools_dir(&[("nap.tool.json", NAP)]);
+    // A model that accepts the connection and never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let child = Command::new(JIG)
+        .arg("--root")
+        .arg(example_root())
+        .arg("--tools")
+        .arg(tools.path())
+        .args(["agent", "--endpoint", &url, "--model", "m", "rest"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (_connection, _) = listener.accept().unwrap();
+    let jig = Proc::of(child.id());
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(jig.pid).unwrap());
+    let sent = Instant::now();
+    nix::sys::signal::kill(pid, Signal::SIGTERM).unwrap();
+    assert!(
+        jig.wait_gone(Duration::from_secs(2)),
+        "jig did not exit within 2 s of SIGTERM"
+    );
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("stopped by SIGTERM"), "{stderr}");
+    // the bound a command gets is 3 s: this one was not waited for
+    assert!(
+        sent.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        sent.elapsed()
+    );
+}
+
 #[test]
 fn jig_call_refuses_stdin_over_the_limit() {
     let tools = tools_dir(&[("nap.tool.json", NAP)]);
