@@ -346,6 +346,46 @@ fn closing_stdin_cancels_the_calls_still_running_after_the_grace() {
     );
 }
 
+/// A termination signal cancels the calls in flight, each answered so
+/// under its id while stdout is read, and the server exits 0 at once.
+#[test]
+fn a_termination_signal_answers_the_cancelled_calls() {
+    use nix::sys::signal::Signal;
+    for signal in [Signal::SIGTERM, Signal::SIGINT, Signal::SIGHUP] {
+        let mut server = Raw::start(&[], &[], Stdio::piped());
+        server.call(1, "nap", json!({"seconds": 60}));
+        server.call(2, "nap", json!({"seconds": 60}));
+        let sleepers = wait_for(server.proc.pid, "sleep", 2, Duration::from_secs(10));
+        assert_eq!(sleepers.len(), 2, "{signal}: the naps never started");
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(server.proc.pid).unwrap());
+        nix::sys::signal::kill(pid, signal).unwrap();
+        let mut ids: Vec<u64> = (0..2)
+            .map(|_| {
+                let answer = server.recv(Duration::from_secs(3));
+                assert!(text(&answer).contains("cancelled"), "{signal}: {answer}");
+                answer["id"].as_u64().unwrap()
+            })
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(ids, [1, 2], "{signal}");
+        for sleeper in sleepers {
+            assert!(sleeper.wait_gone(Duration::from_secs(2)), "{signal}");
+        }
+        assert_eq!(
+            server.exit_status(Duration::from_secs(3)),
+            Some(0),
+            "{signal}"
+        );
+        let stderr = server.stderr();
+        assert!(
+            stderr.contains(&format!(
+                "stopping on {signal}: cancelled the calls in flight cancelled=2"
+            )),
+            "{signal}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn a_broken_stdout_cancels_every_call_at_once() {
     let mut server = Raw::start(&[], &[], Stdio::piped());

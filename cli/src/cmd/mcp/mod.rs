@@ -341,17 +341,31 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
         pending: Arc::clone(&pending),
     };
 
+    let mut service = Box::pin(run_service(server, transport));
     let served = tokio::select! {
-        served = run_service(server, transport) => served,
+        served = &mut service => served,
         stop = signals::termination() => {
             // Cancelling every call ends each running command's process
             // group before we exit: a command must not outlive the server
             // that bounds it.
             let cancelled = calls.cancel_all(stop.name());
             say_cancelled(cancelled, &format!("stopping on {}", stop.name()));
+            // The service runs on until the cancelled calls are answered
+            // (their commands end within the kernel's grace), as long as
+            // the connection moves: a client that reads gets each answer.
+            let answered = async {
+                tokio::select! {
+                    _ = &mut service => {}
+                    () = pending.drained() => {}
+                }
+            };
+            let _ = pending.while_moving(options.patience(), answered).await;
             Ok(())
         }
     };
+    // The service holds a sender of the writer's queue: the writer ends
+    // once it is gone.
+    drop(service);
     if framing.is_finished() {
         match framing.await {
             // Said as an error below.
