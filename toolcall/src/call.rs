@@ -39,6 +39,12 @@ const NAMESPACE: &str = "functions.";
 /// Keys beside a call's name that describe the call, not its arguments.
 const METADATA_KEYS: [&str; 5] = ["id", "type", "call_id", "tool_call_id", "index"];
 
+/// More keys of a call's own beside an argument key (where they cannot be
+/// arguments written flat): `status` of an item of OpenAI's Responses API
+/// (`{"type": "function_call", "call_id": ..., "name": ..., "arguments":
+/// ..., "status": "completed"}`), Bedrock's `toolUseId`.
+const CALL_KEYS: [&str; 2] = ["status", "toolUseId"];
+
 /// Keys beside a call's arguments in which models explain the call (as
 /// ReAct-style prompts ask): not arguments, dropped. Any other key there
 /// is an argument written outside the arguments (see
@@ -270,7 +276,9 @@ fn take_arguments(
         // "recursive": true}`)
         Some(_)
             if let Some((key, _)) = members.iter().find(|(key, _)| {
-                !METADATA_KEYS.contains(&key.as_ref()) && !COMMENTARY_KEYS.contains(&key.as_ref())
+                ![&METADATA_KEYS[..], &CALL_KEYS, &COMMENTARY_KEYS]
+                    .iter()
+                    .any(|keys| keys.contains(&key.as_ref()))
             }) =>
         {
             Err(CallError::BesideArguments {
@@ -606,6 +614,15 @@ mod tests {
         // commentary are no arguments
         (
             r#"{"id": "call_1", "thought": "look first", "name": "ls", "arguments": {"path": "."}, "index": 0}"#,
+            r#"{"name":"ls","arguments":{"path":"."}}"#,
+        ),
+        // OpenAI's Responses API item, Bedrock's toolUse
+        (
+            r#"{"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "ls", "arguments": "{\"path\": \".\"}", "status": "completed"}"#,
+            r#"{"name":"ls","arguments":{"path":"."}}"#,
+        ),
+        (
+            r#"{"toolUse": {"toolUseId": "t1", "name": "ls", "input": {"path": "."}}}"#,
             r#"{"name":"ls","arguments":{"path":"."}}"#,
         ),
     ];

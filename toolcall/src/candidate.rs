@@ -19,8 +19,9 @@ use serde_json::{Map, Value};
 
 /// Keys under which a call may be wrapped: `{"function": {...}}`,
 /// `{"tool_calls": [{...}]}`, Gemini's `{"functionCall": {"name": ...,
-/// "args": {...}}}`.
-pub(crate) const WRAPPER_KEYS: [&str; 8] = [
+/// "args": {...}}}`, Bedrock's `{"toolUse": {"toolUseId": ..., "name":
+/// ..., "input": {...}}}`.
+pub(crate) const WRAPPER_KEYS: [&str; 9] = [
     "function",
     "function_call",
     "functionCall",
@@ -29,6 +30,7 @@ pub(crate) const WRAPPER_KEYS: [&str; 8] = [
     "call",
     "action",
     "tool_uses",
+    "toolUse",
 ];
 
 /// How many wrappers (arrays, wrapper keys) are looked through.
@@ -56,6 +58,7 @@ fn known(key: &str) -> Option<&'static str> {
         "tool_args" => "tool_args",
         "recipient_name" => "recipient_name",
         "tool_uses" => "tool_uses",
+        "toolUse" => "toolUse",
         "function_call" => "function_call",
         "functionCall" => "functionCall",
         "tool_call" => "tool_call",
@@ -66,6 +69,8 @@ fn known(key: &str) -> Option<&'static str> {
         "call_id" => "call_id",
         "tool_call_id" => "tool_call_id",
         "index" => "index",
+        "status" => "status",
+        "toolUseId" => "toolUseId",
         _ => return None,
     })
 }

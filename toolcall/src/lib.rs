@@ -127,7 +127,7 @@
 //! |---|---|
 //! | name (a non-empty string) | `name`, `tool`, `tool_name`, `function`, `action` |
 //! | arguments | `arguments`, `args`, `parameters`, `params`, `input`, `action_input`, `tool_input` |
-//! | wrapper around a call | `function`, `function_call`, `functionCall` (Gemini's), `tool_call`, `tool_calls`, `call`, `action`, `tool_uses` (an object, or an array of calls) |
+//! | wrapper around a call | `function`, `function_call`, `functionCall` (Gemini's), `tool_call`, `tool_calls`, `call`, `action`, `tool_uses`, `toolUse` (Bedrock's) (an object, or an array of calls) |
 //!
 //! So `{"name", "arguments"}`, `{"tool", "args"}`, `{"tool_name",
 //! "parameters"}`, `{"function": {"name", "arguments"}}` (OpenAI's shape,
@@ -137,12 +137,13 @@
 //! key, the keys beside the name (less `id`, `type`, `call_id`,
 //! `tool_call_id`, `index`) are the arguments: `{"tool": "bash",
 //! "command": "ls"}` calls `bash` with `{"command": "ls"}`. Beside an
-//! argument key only that metadata and the model's commentary (`thought`,
-//! `thoughts`, `reasoning`, `reason`, `explanation`, `rationale`,
-//! `comment`) may stand: any other key is an argument written outside the
-//! arguments (a brace closed too early), and the call is refused
-//! ([`CallError::BesideArguments`]) rather than run without it. A
-//! top-level array is a list of calls of which the first is taken.
+//! argument key only that metadata (and `status`, `toolUseId`) and the
+//! model's commentary (`thought`, `thoughts`, `reasoning`, `reason`,
+//! `explanation`, `rationale`, `comment`) may stand: any other key is an
+//! argument written outside the arguments (a brace closed too early), and
+//! the call is refused ([`CallError::BesideArguments`]) rather than run
+//! without it. A top-level array is a list of calls of which the first is
+//! taken.
 //!
 //! # Non-goals
 //!
