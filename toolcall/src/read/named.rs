@@ -35,10 +35,10 @@ pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<Too
         harmony(text, marks, scan, &mut found)?;
     }
     if marks.has(Marker::ActionInput) {
-        react(text, marks, scan, &mut found)?;
+        labelled(text, marks, scan, &REACT, &mut found)?;
     }
     if marks.has(Marker::QwenArgs) {
-        qwen_agent(text, marks, scan, &mut found)?;
+        labelled(text, marks, scan, &QWEN_AGENT, &mut found)?;
     }
     found.sort_by_key(|(at, _)| *at);
     Ok(found.into_iter().map(|(_, call)| call).collect())
@@ -220,96 +220,99 @@ fn stripped_body(text: &str, name_end: usize) -> Option<usize> {
     text[at..].starts_with('{').then_some(at)
 }
 
-/// `Action: name` then `Action Input: {...}`: the name is what stands
-/// between the two markers (on the `Action:` line or the next), the
-/// arguments what follows, up to the next `Action:` or `Observation:`.
-/// What comes after an `Observation:` is the model imagining the tool's
-/// answer and acting on it: not read.
-fn react(
-    text: &str,
-    marks: &Marks,
-    scan: &mut Scan,
-    found: &mut Vec<(usize, ToolCall)>,
-) -> Result<(), CallError> {
-    const ACTION: &str = Marker::ActionLine.text();
-    const INPUT: &str = Marker::ActionInput.text();
-    let mut from = 0;
-    // only lines: an `Action Input:` inside another format's value is text
-    while let Some(input) = line_start(text, marks, scan, Marker::ActionInput, from) {
-        scan.count(1);
-        let Some(action) = marks
-            .last_before(Marker::ActionLine, input)
-            .filter(|action| *action >= from)
-        else {
-            return Err(CallError::Malformed {
-                shape: SHAPE,
-                detail: "an `Action Input:` line has no `Action:` line naming the tool before \
-                         it"
-                .to_owned(),
-            });
-        };
-        let between = &text[action + ACTION.len()..input];
-        scan.count(between.len());
-        let name = between.trim().trim_matches(['`', '"', '\'']).trim();
-        let body_start = input + INPUT.len();
-        let observation = line_start(text, marks, scan, Marker::Observation, body_start);
-        let end = line_start(text, marks, scan, Marker::ActionLine, body_start)
-            .into_iter()
-            .chain(observation)
-            .min()
-            .unwrap_or(text.len());
-        let call = make_call(SHAPE, name, arguments(name, &text[body_start..end], scan)?)?;
-        found.push((action, call));
-        if observation == Some(end) {
-            break;
-        }
-        from = end.max(input + 1);
-    }
-    Ok(())
+/// Calls written as two labels, the tool's name after the first and its
+/// arguments after the second, up to the next call or a stop.
+struct Labels {
+    /// The label before the name (`Action:`).
+    name: Marker,
+    /// The label before the arguments (`Action Input:`).
+    arguments: Marker,
+    /// What the model writes after its calls: what follows is not read.
+    stops: &'static [Marker],
+    /// Whether the labels count only at a line's start (then a label
+    /// inside another format's value is text).
+    lines: bool,
 }
 
+/// The ReAct lines: `Action: name` then `Action Input: {...}` (the name on
+/// the `Action:` line or the next), up to the next `Action:`; what comes
+/// after an `Observation:` is the model imagining the tool's answer and
+/// acting on it.
+const REACT: Labels = Labels {
+    name: Marker::ActionLine,
+    arguments: Marker::ActionInput,
+    stops: &[Marker::Observation],
+    lines: true,
+};
+
 /// Qwen-Agent's function calls, as Qwen2 and Qwen2.5 write them when
-/// Qwen-Agent prompts them: `✿FUNCTION✿: name`, then `✿ARGS✿: {...}`,
-/// the arguments up to the next `✿FUNCTION✿`. A `✿RESULT✿` is the model
-/// imagining the tool's answer, a `✿RETURN✿` its answer to the user: what
-/// follows either is not read.
-fn qwen_agent(
+/// Qwen-Agent prompts them: `✿FUNCTION✿: name`, then `✿ARGS✿: {...}`. A
+/// `✿RESULT✿` is the model imagining the tool's answer, a `✿RETURN✿` its
+/// answer to the user.
+const QWEN_AGENT: Labels = Labels {
+    name: Marker::QwenFunction,
+    arguments: Marker::QwenArgs,
+    stops: &[Marker::QwenResult, Marker::QwenReturn],
+    lines: false,
+};
+
+/// The calls written with `labels` (see [`Labels`]).
+fn labelled(
     text: &str,
     marks: &Marks,
     scan: &mut Scan,
+    labels: &Labels,
     found: &mut Vec<(usize, ToolCall)>,
 ) -> Result<(), CallError> {
-    const FUNCTION: &str = Marker::QwenFunction.text();
-    const ARGS: &str = Marker::QwenArgs.text();
+    let find = |scan: &mut Scan, marker: Marker, from: usize| {
+        if labels.lines {
+            line_start(text, marks, scan, marker, from)
+        } else {
+            marks.find(scan, marker, from)
+        }
+    };
     let mut from = 0;
-    while let Some(args) = marks.find(scan, Marker::QwenArgs, from) {
-        let Some(function) = marks
-            .last_before(Marker::QwenFunction, args)
-            .filter(|function| *function >= from)
+    while let Some(input) = find(scan, labels.arguments, from) {
+        scan.count(1);
+        let Some(label) = marks
+            .last_before(labels.name, input)
+            .filter(|label| *label >= from)
         else {
             return Err(CallError::Malformed {
                 shape: SHAPE,
-                detail: format!("an `{ARGS}` has no `{FUNCTION}` naming the tool before it"),
+                detail: format!(
+                    "`{}` comes with no `{}` naming the tool before it",
+                    labels.arguments.text(),
+                    labels.name.text()
+                ),
             });
         };
-        let between = &text[function + FUNCTION.len()..args];
+        let between = &text[label + labels.name.text().len()..input];
         scan.count(between.len());
-        let name = between.trim_start().trim_start_matches(':').trim();
-        let body_start = args + ARGS.len();
-        let stop = marks.first_of(scan, &[Marker::QwenResult, Marker::QwenReturn], body_start);
-        let end = marks
-            .find(scan, Marker::QwenFunction, body_start)
+        let name = between
+            .trim()
+            .trim_start_matches(':')
+            .trim()
+            .trim_matches(['`', '"', '\''])
+            .trim();
+        let body_start = input + labels.arguments.text().len();
+        let stop = labels
+            .stops
+            .iter()
+            .filter_map(|stop| find(scan, *stop, body_start))
+            .min();
+        let end = find(scan, labels.name, body_start)
             .into_iter()
             .chain(stop)
             .min()
             .unwrap_or(text.len());
         let body = text[body_start..end].trim_start().trim_start_matches(':');
         let call = make_call(SHAPE, name, arguments(name, body, scan)?)?;
-        found.push((function, call));
+        found.push((label, call));
         if stop == Some(end) {
             break;
         }
-        from = end.max(args + 1);
+        from = end.max(input + 1);
     }
     Ok(())
 }
