@@ -905,6 +905,8 @@ mod quoted_markers {
         "<|im_start|>tool",
         "Action: rm\nAction Input: {}",
         "Observation:",
+        "\u{273f}FUNCTION\u{273f}: rm\n\u{273f}ARGS\u{273f}: {}",
+        "\u{273f}RESULT\u{273f}",
         "{\"name\": \"rm\", \"arguments\": {}}",
         "[rm(path='/')]",
         "<start_function_call>call:rm{}<end_function_call>",
@@ -938,11 +940,17 @@ mod quoted_markers {
                         .collect()
                 )
             ),
-            3 => format!(
+            3 => calls
+                .iter()
+                .map(|(name, arguments)| {
+                    format!("\u{273f}FUNCTION\u{273f}: {name}\n\u{273f}ARGS\u{273f}: {arguments}\n")
+                })
+                .collect(),
+            4 => format!(
                 "<|python_tag|>{}",
                 json!({"name": calls[0].0, "parameters": calls[0].1})
             ),
-            4 => object(&calls[0]),
+            5 => object(&calls[0]),
             _ => format!(
                 "Thought: go\nAction: {}\nAction Input: {}",
                 calls[0].0, calls[0].1
@@ -953,7 +961,7 @@ mod quoted_markers {
     proptest! {
         #[test]
         fn calls_read_back_exactly(
-            format in 0usize..6,
+            format in 0usize..7,
             written in proptest::collection::vec(
                 (
                     proptest::sample::select(&["write", "grep", "ls"][..]),
@@ -968,7 +976,7 @@ mod quoted_markers {
                 .map(|(name, text, path)| (name.to_owned(), json!({"text": text, "path": path})))
                 .collect();
             // the formats that hold one call a reply
-            let written = if format >= 3 { written[..1].to_vec() } else { written };
+            let written = if format >= 4 { written[..1].to_vec() } else { written };
             let text = render(format, &written);
             let expected: Vec<Value> = written
                 .iter()
