@@ -24,8 +24,11 @@ use scan::Scan;
 /// With a tool list, text values of formats that carry no types (XML
 /// parameters) are typed by the schema (`"42"` becomes `42` for a number
 /// slot), pythonic calls are recognised in prose when they name a listed
-/// tool, and a call to a tool that is not listed is an error naming the
-/// tools there are.
+/// tool, so is a JSON object that names no tool right after a listed
+/// tool's name (`ls {"path": "src"}`, and Kimi K2's and DeepSeek V3.1's
+/// calls read without their special tokens, `functions.ls:0{...}`), and a
+/// call to a tool that is not listed is an error naming the tools there
+/// are.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolSpec {
     name: String,
@@ -317,7 +320,14 @@ fn read_body(
                 }
                 Ok(calls) if !calls.is_empty() => Ok(calls),
                 Err(problem) => Err(problem),
-                Ok(_) => json::read(body, marks, scan),
+                Ok(_) => match json::read(body, marks, scan) {
+                    Err(CallError::MissingName { .. })
+                        if let Some(calls) = named_before(body, spans, tools, scan) =>
+                    {
+                        Ok(calls)
+                    }
+                    read => read,
+                },
             },
         },
     };
@@ -349,6 +359,59 @@ fn read_body(
         }
     }
     Reading::Calls(typed)
+}
+
+/// With a tool list, the JSON objects of `body` (its valid values at
+/// `spans`) that name no tool but follow the name of a listed tool
+/// (`grep {"pattern": "x"}`, and Kimi K2's and DeepSeek V3.1's calls read
+/// without their special tokens, `functions.grep:0{...}`, `grep{...}`):
+/// calls of that tool. `None` unless every object of the reply is one.
+fn named_before(
+    body: &str,
+    spans: &[std::ops::Range<usize>],
+    tools: &[ToolSpec],
+    scan: &mut Scan,
+) -> Option<Vec<ToolCall>> {
+    if tools.is_empty() {
+        return None;
+    }
+    let mut calls = Vec::new();
+    for span in spans {
+        let (Some(value), Some(before)) = (body.get(span.clone()), body.get(..span.start)) else {
+            return None;
+        };
+        if !value.starts_with('{') {
+            continue;
+        }
+        scan.count(value.len());
+        let Ok(Value::Object(arguments)) = serde_json::from_str(value) else {
+            return None;
+        };
+        // blanks, then a call's index (`:0`), then the name (only the text
+        // right before the object is read: linear)
+        let all = before.len();
+        let before = before.trim_end();
+        let digits = before.trim_end_matches(|c: char| c.is_ascii_digit());
+        scan.count(all - digits.len());
+        let before = match digits.strip_suffix(':') {
+            Some(name) if digits.len() < before.len() => name,
+            _ => before,
+        };
+        let start = before.trim_end_matches(scan::is_name_char).len();
+        scan.count(before.len() - start);
+        let name = &before[start..];
+        let name = name.strip_prefix("functions.").unwrap_or(name);
+        let named = tools.iter().any(|tool| tool.name() == name);
+        let boundary = before[..start]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        if !named || !boundary {
+            return None;
+        }
+        calls.push(ToolCall::new(name, arguments)?);
+    }
+    (!calls.is_empty()).then_some(calls)
 }
 
 /// The shape announced by the first decisive marker in the text, and where
@@ -506,6 +569,19 @@ mod tests {
             "<tool_response>".repeat(N),
             "Action: a\nAction Input: {".repeat(N),
             "Action Input: Action:".repeat(N),
+            "\u{273f}FUNCTION\u{273f}: a\n\u{273f}ARGS\u{273f}: {".repeat(N),
+            "\u{273f}ARGS\u{273f}\u{273f}FUNCTION\u{273f}".repeat(N),
+            // objects after a listed tool's name, with blanks and indexes
+            "ls {}      ".repeat(N),
+            "functions.ls:0{}".repeat(N),
+            format!("{}{{}}", "ls {} 0000000".repeat(N)),
+            // text outside XML parameters
+            "<invoke name=\"a\"> x".repeat(N),
+            format!(
+                "<function=a>{}</function>",
+                "<parameter=b>c</parameter> <x> ".repeat(N)
+            ),
+            format!("<function=a>{}", "<p> <q> </r>".repeat(N)),
             format!("Action: a\n{}", "Action Input: {}\n".repeat(N)),
             "<function name=\"a\"><param name=\"b\">".repeat(N),
             "</think><think>".repeat(N),

@@ -653,6 +653,66 @@ fn never_invented() {
     );
 }
 
+/// With a tool list, a JSON object that names no tool right after a listed
+/// tool's name is a call of it: in prose, and as Kimi K2 and DeepSeek V3.1
+/// calls read without their special tokens. Every such object must be
+/// one; without a tool list nothing changes.
+#[test]
+fn a_listed_tools_name_before_an_object_calls_it() {
+    let schema = json!({"type": "object", "properties": {"path": {"type": "string"}}});
+    let tools = [
+        ToolSpec::new("ls", schema.clone()),
+        ToolSpec::new("cat", schema),
+    ];
+    for (reply, expected) in [
+        (
+            "ls {\"path\": \"a\"}",
+            json!([call("ls", json!({"path": "a"}))]),
+        ),
+        (
+            "I will run cat {\"path\": \"b\"} now.",
+            json!([call("cat", json!({"path": "b"}))]),
+        ),
+        (
+            "functions.ls:0{\"path\": \"a\"}functions.cat:1 {\"path\": \"b\"}",
+            json!([
+                call("ls", json!({"path": "a"})),
+                call("cat", json!({"path": "b"}))
+            ]),
+        ),
+        (
+            "ls{\"path\": \"a\"}",
+            json!([call("ls", json!({"path": "a"}))]),
+        ),
+    ] {
+        match read_calls_with(reply, &tools) {
+            Reading::Calls(calls) => assert_eq!(
+                Value::Array(calls.iter().map(|c| c.to_json()).collect()),
+                expected,
+                "{reply}"
+            ),
+            other => panic!("{reply}: {other:?}"),
+        }
+    }
+    // an unlisted name, part of a longer word, an object after no name, or
+    // one of two objects without one: as before, no call is read
+    for reply in [
+        "rm {\"path\": \"a\"}",
+        "xls {\"path\": \"a\"}",
+        "{\"path\": \"a\"}",
+        "ls {\"path\": \"a\"} and {\"path\": \"b\"}",
+    ] {
+        assert!(
+            matches!(read_calls_with(reply, &tools), Reading::Unreadable { .. }),
+            "{reply}"
+        );
+    }
+    assert!(matches!(
+        read_calls("ls {\"path\": \"a\"}"),
+        Reading::Unreadable { .. }
+    ));
+}
+
 #[test]
 fn typing_by_schema_and_unknown_names() {
     let tools = [ToolSpec::new(
