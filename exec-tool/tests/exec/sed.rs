@@ -115,10 +115,37 @@ fn s_flags(after_s: &str) -> &str {
     after_s.rsplit_once('/').map_or(after_s, |(_, flags)| flags)
 }
 
+/// What glibc's regex compiler (and sed's check of `s` back-references)
+/// says of a regular expression whose content is wrong, once sed has read
+/// the script's structure as the table does: an interval or back-reference
+/// with nothing before it, a range or class name glibc does not know. The
+/// table reads where each regex ends, not what it matches (imitating
+/// glibc's regex grammar would drift from it); sed refusing such a script
+/// runs nothing. Errors of structure (an unmatched bracket, an unknown
+/// command, an unterminated section) are not among these.
+const REGEX_CONTENT_ERRORS: [&str; 8] = [
+    "Invalid preceding regular expression",
+    "Invalid back reference",
+    "Invalid range end",
+    "Invalid character class name",
+    "Invalid collation character",
+    "Invalid content of \\{\\}",
+    "Unmatched \\{",
+    "on `s' command's RHS",
+];
+
 /// Checks one program the table accepted against GNU sed's parse: sed
-/// accepts it, and it holds only accepted commands.
+/// accepts it, and it holds only accepted commands; or sed refuses one of
+/// its regular expressions for its content ([`REGEX_CONTENT_ERRORS`]).
 fn check_with_sed(options: &[&str], scripts: &[&str]) -> Result<(), TestCaseError> {
     let program = sed_program(options, scripts);
+    if let Err(error) = &program
+        && REGEX_CONTENT_ERRORS
+            .iter()
+            .any(|known| error.contains(known))
+    {
+        return Ok(());
+    }
     prop_assert!(
         program.is_ok(),
         "jig accepts {:?} {:?}; GNU sed refuses it: {:?}",
@@ -305,6 +332,23 @@ proptest! {
     fn any_script_is_judged(script in any::<String>(), more in soup()) {
         accepts(&["-n", &script]);
         accepts(&["-e", &more, "-e", &script]);
+    }
+}
+
+/// Scripts the table accepts whose regular expression glibc refuses for
+/// its content (found by the soup above, once in about 100,000 cases):
+/// sed reads their structure as the table does and runs nothing.
+#[test]
+fn a_regex_glibc_refuses_runs_nothing() {
+    for script in ["/\\{/aa", "\\=\\1==#", "s/a/\\1/p", "/[b-a]/p"] {
+        assert!(accepts(&["-n", script]), "{script}");
+        let refused = sed_program(&[], &[script]).unwrap_err();
+        assert!(
+            REGEX_CONTENT_ERRORS
+                .iter()
+                .any(|known| refused.contains(known)),
+            "{script}: {refused}"
+        );
     }
 }
 
