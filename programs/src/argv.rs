@@ -41,19 +41,32 @@ pub struct ProgramVerdict {
 /// is not a gap in the run. `(first name of the program's table, options)`.
 pub const HARDENING_ARGS: &[(&str, &[&str])] = &[("sed", &["--sandbox"])];
 
-/// Options added to git right after these subcommands, which compare the
-/// work tree with the index and would otherwise look into a submodule by
-/// running git there, with the submodule's own configuration (its drivers
-/// and filters, which jig never asked git about). The repository can turn
-/// that looking back on for one submodule (`submodule.<name>.ignore` in
-/// `.gitmodules` or `.git/config` wins over `diff.ignoreSubmodules`);
-/// only the command-line option wins over both, so git never enters a
-/// submodule. `(subcommand, options)`.
+/// Options added to git right after these subcommands, `(subcommand,
+/// options)`:
+///
+/// - `--ignore-submodules=all` after those that compare the work tree with
+///   the index and would otherwise look into a submodule by running git
+///   there, with the submodule's own configuration (its drivers and
+///   filters, which jig never asked git about). The repository can turn
+///   that looking back on for one submodule (`submodule.<name>.ignore` in
+///   `.gitmodules` or `.git/config` wins over `diff.ignoreSubmodules`);
+///   only the command-line option wins over both, so git never enters a
+///   submodule.
+/// - `--no-ext-diff` after those that print patches: the external diff
+///   commands a repository names (`diff.external`,
+///   `diff.<driver>.command`) are emptied at run time
+///   ([`git_config_overrides`](crate::git_config_overrides)), and git
+///   fails on an empty one ("external diff died"); with the option it
+///   prints its own diff, and runs nothing either way.
 pub const GIT_HARDENING_ARGS: &[(&str, &[&str])] = &[
     ("status", &["--ignore-submodules=all"]),
-    ("diff", &["--ignore-submodules=all"]),
-    ("diff-files", &["--ignore-submodules=all"]),
-    ("diff-index", &["--ignore-submodules=all"]),
+    ("diff", &["--ignore-submodules=all", "--no-ext-diff"]),
+    ("diff-files", &["--ignore-submodules=all", "--no-ext-diff"]),
+    ("diff-index", &["--ignore-submodules=all", "--no-ext-diff"]),
+    ("diff-tree", &["--no-ext-diff"]),
+    ("log", &["--no-ext-diff"]),
+    ("show", &["--no-ext-diff"]),
+    ("whatchanged", &["--no-ext-diff"]),
 ];
 
 /// How a program without a table is judged.

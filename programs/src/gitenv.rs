@@ -33,7 +33,9 @@
 //!   holds the kernel through [`git_config_overrides`]) and each gets a
 //!   neutral value ([`add_git_config`]): textconv `cat`, filters, drivers
 //!   and external diff commands empty (git skips an empty filter and fails
-//!   visibly on an empty diff command; neither runs anything), pagers off.
+//!   visibly on an empty diff command; neither runs anything; where git
+//!   prints patches the run point adds `--no-ext-diff`, so git prints its
+//!   own diff instead), pagers off.
 //!   The same run asks git where the repository keeps its data; a
 //!   repository stored outside the workspace is refused.
 //!

@@ -1296,6 +1296,61 @@ fn git_never_enters_a_submodule_whatever_the_repository_configures() {
     }
 }
 
+/// A repository that names an external diff (`diff.external`) and sends
+/// every file to a diff driver with a command: the run point empties both
+/// and adds `--no-ext-diff` after the subcommands that print patches, so
+/// each prints git's own diff (with the commands emptied alone, git failed:
+/// "external diff died") and none of the repository's commands runs.
+/// Plain git, the control, runs one.
+#[test]
+fn a_repositorys_external_diff_never_runs_and_git_diffs_itself() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    let registry = git_repo(root);
+    let marker = root.join("external-diff-ran");
+    let mut config = std::fs::read_to_string(root.join(".git/config")).unwrap();
+    config.push_str(&format!(
+        "[diff]\n\texternal = touch {0}\n[diff \"x\"]\n\tcommand = touch {0}\n",
+        marker.display()
+    ));
+    std::fs::write(root.join(".git/config"), config).unwrap();
+    std::fs::create_dir_all(root.join(".git/info")).unwrap();
+    std::fs::write(root.join(".git/info/attributes"), "* diff=x\n").unwrap();
+    std::fs::write(root.join("notes.txt"), "changed\n").unwrap();
+    for (command, shows) in [
+        ("git diff", "+changed"),
+        ("git diff HEAD", "+changed"),
+        ("git diff-files -p", "+changed"),
+        ("git diff-index -p HEAD", "+changed"),
+        ("git log -p", "diff --git a/notes.txt"),
+        ("git show", "diff --git a/notes.txt"),
+        ("git whatchanged -p -1", "diff --git a/notes.txt"),
+        ("git diff-tree -p --root HEAD", "diff --git a/notes.txt"),
+    ] {
+        let result = exec(&registry, command);
+        let outcome = result
+            .outcome()
+            .unwrap_or_else(|| panic!("{command}: {}", result.text()));
+        assert_eq!(
+            outcome.exit_code(),
+            Some(0),
+            "{command}: {}",
+            outcome.render()
+        );
+        assert!(
+            outcome.render().contains(shows),
+            "{command}: {}",
+            outcome.render()
+        );
+        assert!(!marker.exists(), "{command} ran the repository's diff");
+    }
+    let dry = registry.dry_run("exec", &json!({"command": "git log -p"}));
+    assert_eq!(dry.unwrap().argv, ["git", "log", "--no-ext-diff", "-p"]);
+    // Control: plain git runs the repository's external diff.
+    plain_git(root, &["diff"]);
+    assert!(marker.exists(), "the control ran no external diff");
+}
+
 /// A table may pin `HOME` to the kernel's folder that does not exist (jq
 /// does): the run point lets that one value through, runs jq, and still
 /// refuses any other `HOME`.
