@@ -52,21 +52,33 @@ pub const HARDENING_ARGS: &[(&str, &[&str])] = &[("sed", &["--sandbox"])];
 ///   `.gitmodules` or `.git/config` wins over `diff.ignoreSubmodules`);
 ///   only the command-line option wins over both, so git never enters a
 ///   submodule.
-/// - `--no-ext-diff` after those that print patches: the external diff
-///   commands a repository names (`diff.external`,
-///   `diff.<driver>.command`) are emptied at run time
-///   ([`git_config_overrides`](crate::git_config_overrides)), and git
-///   fails on an empty one ("external diff died"); with the option it
-///   prints its own diff, and runs nothing either way.
+/// - `--no-ext-diff` and `--no-textconv` after those that print patches
+///   (`blame`: `--no-textconv`): the external diff commands a repository
+///   names (`diff.external`, `diff.<driver>.command`) are emptied at run
+///   time ([`git_config_overrides`](crate::git_config_overrides)) and its
+///   text conversions set to `cat`; git failed on an empty diff command
+///   ("external diff died"), and contained, where only git may be
+///   started, on `cat` ("cannot exec 'cat'"). With the options git prints
+///   its own diff of the stored content, and runs nothing either way.
 pub const GIT_HARDENING_ARGS: &[(&str, &[&str])] = &[
     ("status", &["--ignore-submodules=all"]),
-    ("diff", &["--ignore-submodules=all", "--no-ext-diff"]),
-    ("diff-files", &["--ignore-submodules=all", "--no-ext-diff"]),
-    ("diff-index", &["--ignore-submodules=all", "--no-ext-diff"]),
-    ("diff-tree", &["--no-ext-diff"]),
-    ("log", &["--no-ext-diff"]),
-    ("show", &["--no-ext-diff"]),
-    ("whatchanged", &["--no-ext-diff"]),
+    (
+        "diff",
+        &["--ignore-submodules=all", "--no-ext-diff", "--no-textconv"],
+    ),
+    (
+        "diff-files",
+        &["--ignore-submodules=all", "--no-ext-diff", "--no-textconv"],
+    ),
+    (
+        "diff-index",
+        &["--ignore-submodules=all", "--no-ext-diff", "--no-textconv"],
+    ),
+    ("diff-tree", &["--no-ext-diff", "--no-textconv"]),
+    ("log", &["--no-ext-diff", "--no-textconv"]),
+    ("show", &["--no-ext-diff", "--no-textconv"]),
+    ("whatchanged", &["--no-ext-diff", "--no-textconv"]),
+    ("blame", &["--no-textconv"]),
 ];
 
 /// How a program without a table is judged.

@@ -34,8 +34,8 @@
 //!   neutral value ([`add_git_config`]): textconv `cat`, filters, drivers
 //!   and external diff commands empty (git skips an empty filter and fails
 //!   visibly on an empty diff command; neither runs anything; where git
-//!   prints patches the run point adds `--no-ext-diff`, so git prints its
-//!   own diff instead), pagers off.
+//!   prints patches the run point adds `--no-ext-diff` and
+//!   `--no-textconv`, so git prints its own diff instead), pagers off.
 //!   The same run asks git where the repository keeps its data; a
 //!   repository stored outside the workspace is refused.
 //!

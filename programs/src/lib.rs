@@ -23,9 +23,9 @@
 //!   point adds right after the program name, and those git honours after
 //!   a subcommand ([`GIT_HARDENING_ARGS`]: `git status
 //!   --ignore-submodules=all`, so that git never enters a submodule, whose
-//!   configuration nobody asked git about, and `git diff --no-ext-diff`,
-//!   so that git prints its own diff where the repository names an
-//!   external one);
+//!   configuration nobody asked git about, and `git diff --no-ext-diff
+//!   --no-textconv`, so that git prints its own diff where the repository
+//!   names an external one or a text conversion);
 //! - **the launchers**: programs whose job is to run another program are
 //!   never judged by a table; they are refused ([`Lookup::Launcher`], from
 //!   the lineage's one list [`jig_lineage::LAUNCHERS`]).

@@ -1345,10 +1345,65 @@ fn a_repositorys_external_diff_never_runs_and_git_diffs_itself() {
         assert!(!marker.exists(), "{command} ran the repository's diff");
     }
     let dry = registry.dry_run("exec", &json!({"command": "git log -p"}));
-    assert_eq!(dry.unwrap().argv, ["git", "log", "--no-ext-diff", "-p"]);
+    assert_eq!(
+        dry.unwrap().argv,
+        ["git", "log", "--no-ext-diff", "--no-textconv", "-p"]
+    );
     // Control: plain git runs the repository's external diff.
     plain_git(root, &["diff"]);
     assert!(marker.exists(), "the control ran no external diff");
+}
+
+/// A repository whose attributes give every file a text conversion: jig
+/// sets it to `cat`, which a contained git may not start (only git may),
+/// so git failed on every diff ("cannot exec 'cat'"). The run point adds
+/// `--no-textconv` where git prints patches and to `blame`: each prints
+/// the stored content, contained, and the repository's program never runs.
+#[test]
+fn a_repositorys_text_conversion_never_runs_and_contained_git_diffs() {
+    let fixture = Fixture::new();
+    let root = fixture.root();
+    git_repo(root);
+    let marker = root.join("textconv-ran");
+    let mut config = std::fs::read_to_string(root.join(".git/config")).unwrap();
+    config.push_str(&format!(
+        "[diff \"x\"]\n\ttextconv = touch {}; cat\n",
+        marker.display()
+    ));
+    std::fs::write(root.join(".git/config"), config).unwrap();
+    std::fs::create_dir_all(root.join(".git/info")).unwrap();
+    std::fs::write(root.join(".git/info/attributes"), "* diff=x\n").unwrap();
+    std::fs::write(root.join("notes.txt"), "changed\n").unwrap();
+    let registry = FullPreset::new(root)
+        .with_exec(ExecConfig::default())
+        .with_containment(jig_kernel::Containment::required())
+        .build()
+        .unwrap()
+        .registry;
+    for (command, shows) in [
+        ("git diff", "+changed"),
+        ("git log -p", "diff --git a/notes.txt"),
+        ("git show", "diff --git a/notes.txt"),
+        ("git diff-index -p HEAD", "+changed"),
+        ("git blame notes.txt", "changed"),
+    ] {
+        let result = exec(&registry, command);
+        let outcome = result
+            .outcome()
+            .unwrap_or_else(|| panic!("{command}: {}", result.text()));
+        assert_eq!(
+            outcome.exit_code(),
+            Some(0),
+            "{command}: {}",
+            outcome.render()
+        );
+        assert!(
+            outcome.render().contains(shows),
+            "{command}: {}",
+            outcome.render()
+        );
+        assert!(!marker.exists(), "{command} ran the text conversion");
+    }
 }
 
 /// A table may pin `HOME` to the kernel's folder that does not exist (jq
