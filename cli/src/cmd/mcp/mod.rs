@@ -352,14 +352,17 @@ async fn serve(mut server: JigServer, options: McpOptions) -> Result<(), CliErro
             say_cancelled(cancelled, &format!("stopping on {}", stop.name()));
             // The service runs on until the cancelled calls are answered
             // (their commands end within the kernel's grace), as long as
-            // the connection moves: a client that reads gets each answer.
+            // the connection moves: a client that reads gets each answer;
+            // one that goes on sending does not hold the server past
+            // `CANCEL_WAIT`.
             let answered = async {
                 tokio::select! {
                     _ = &mut service => {}
                     () = pending.drained() => {}
                 }
             };
-            let _ = pending.while_moving(options.patience(), answered).await;
+            let moving = pending.while_moving(options.patience(), answered);
+            let _ = tokio::time::timeout(CANCEL_WAIT, moving).await;
             Ok(())
         }
     };
