@@ -1296,6 +1296,33 @@ fn git_never_enters_a_submodule_whatever_the_repository_configures() {
     }
 }
 
+/// Gives the repository at `root` (made by [`git_repo`]) the
+/// configuration `config`, sends every file to its diff driver `x`
+/// (`.git/info/attributes`) and changes `notes.txt`.
+fn with_diff_driver(root: &Path, config: &str) {
+    let mut text = std::fs::read_to_string(root.join(".git/config")).unwrap();
+    text.push_str(config);
+    std::fs::write(root.join(".git/config"), text).unwrap();
+    std::fs::create_dir_all(root.join(".git/info")).unwrap();
+    std::fs::write(root.join(".git/info/attributes"), "* diff=x\n").unwrap();
+    std::fs::write(root.join("notes.txt"), "changed\n").unwrap();
+}
+
+/// Runs each `(command, shown)` through the exec tool of `registry`: it
+/// exits 0, prints `shown`, and `marker` was not made.
+fn diffs_and_runs_nothing(registry: &jig_presets::Registry, cases: &[(&str, &str)], marker: &Path) {
+    for (command, shown) in cases {
+        let result = exec(registry, command);
+        let outcome = result
+            .outcome()
+            .unwrap_or_else(|| panic!("{command}: {}", result.text()));
+        let text = outcome.render();
+        assert_eq!(outcome.exit_code(), Some(0), "{command}: {text}");
+        assert!(text.contains(shown), "{command}: {text}");
+        assert!(!marker.exists(), "{command} ran the repository's program");
+    }
+}
+
 /// A repository that names an external diff (`diff.external`) and sends
 /// every file to a diff driver with a command: the run point empties both
 /// and adds `--no-ext-diff` after the subcommands that print patches, so
@@ -1308,42 +1335,27 @@ fn a_repositorys_external_diff_never_runs_and_git_diffs_itself() {
     let root = fixture.root();
     let registry = git_repo(root);
     let marker = root.join("external-diff-ran");
-    let mut config = std::fs::read_to_string(root.join(".git/config")).unwrap();
-    config.push_str(&format!(
-        "[diff]\n\texternal = touch {0}\n[diff \"x\"]\n\tcommand = touch {0}\n",
-        marker.display()
-    ));
-    std::fs::write(root.join(".git/config"), config).unwrap();
-    std::fs::create_dir_all(root.join(".git/info")).unwrap();
-    std::fs::write(root.join(".git/info/attributes"), "* diff=x\n").unwrap();
-    std::fs::write(root.join("notes.txt"), "changed\n").unwrap();
-    for (command, shows) in [
-        ("git diff", "+changed"),
-        ("git diff HEAD", "+changed"),
-        ("git diff-files -p", "+changed"),
-        ("git diff-index -p HEAD", "+changed"),
-        ("git log -p", "diff --git a/notes.txt"),
-        ("git show", "diff --git a/notes.txt"),
-        ("git whatchanged -p -1", "diff --git a/notes.txt"),
-        ("git diff-tree -p --root HEAD", "diff --git a/notes.txt"),
-    ] {
-        let result = exec(&registry, command);
-        let outcome = result
-            .outcome()
-            .unwrap_or_else(|| panic!("{command}: {}", result.text()));
-        assert_eq!(
-            outcome.exit_code(),
-            Some(0),
-            "{command}: {}",
-            outcome.render()
-        );
-        assert!(
-            outcome.render().contains(shows),
-            "{command}: {}",
-            outcome.render()
-        );
-        assert!(!marker.exists(), "{command} ran the repository's diff");
-    }
+    with_diff_driver(
+        root,
+        &format!(
+            "[diff]\n\texternal = touch {0}\n[diff \"x\"]\n\tcommand = touch {0}\n",
+            marker.display()
+        ),
+    );
+    diffs_and_runs_nothing(
+        &registry,
+        &[
+            ("git diff", "+changed"),
+            ("git diff HEAD", "+changed"),
+            ("git diff-files -p", "+changed"),
+            ("git diff-index -p HEAD", "+changed"),
+            ("git log -p", "diff --git a/notes.txt"),
+            ("git show", "diff --git a/notes.txt"),
+            ("git whatchanged -p -1", "diff --git a/notes.txt"),
+            ("git diff-tree -p --root HEAD", "diff --git a/notes.txt"),
+        ],
+        &marker,
+    );
     let dry = registry.dry_run("exec", &json!({"command": "git log -p"}));
     assert_eq!(
         dry.unwrap().argv,
@@ -1365,45 +1377,30 @@ fn a_repositorys_text_conversion_never_runs_and_contained_git_diffs() {
     let root = fixture.root();
     git_repo(root);
     let marker = root.join("textconv-ran");
-    let mut config = std::fs::read_to_string(root.join(".git/config")).unwrap();
-    config.push_str(&format!(
-        "[diff \"x\"]\n\ttextconv = touch {}; cat\n",
-        marker.display()
-    ));
-    std::fs::write(root.join(".git/config"), config).unwrap();
-    std::fs::create_dir_all(root.join(".git/info")).unwrap();
-    std::fs::write(root.join(".git/info/attributes"), "* diff=x\n").unwrap();
-    std::fs::write(root.join("notes.txt"), "changed\n").unwrap();
+    with_diff_driver(
+        root,
+        &format!(
+            "[diff \"x\"]\n\ttextconv = touch {}; cat\n",
+            marker.display()
+        ),
+    );
     let registry = FullPreset::new(root)
         .with_exec(ExecConfig::default())
         .with_containment(jig_kernel::Containment::required())
         .build()
         .unwrap()
         .registry;
-    for (command, shows) in [
-        ("git diff", "+changed"),
-        ("git log -p", "diff --git a/notes.txt"),
-        ("git show", "diff --git a/notes.txt"),
-        ("git diff-index -p HEAD", "+changed"),
-        ("git blame notes.txt", "changed"),
-    ] {
-        let result = exec(&registry, command);
-        let outcome = result
-            .outcome()
-            .unwrap_or_else(|| panic!("{command}: {}", result.text()));
-        assert_eq!(
-            outcome.exit_code(),
-            Some(0),
-            "{command}: {}",
-            outcome.render()
-        );
-        assert!(
-            outcome.render().contains(shows),
-            "{command}: {}",
-            outcome.render()
-        );
-        assert!(!marker.exists(), "{command} ran the text conversion");
-    }
+    diffs_and_runs_nothing(
+        &registry,
+        &[
+            ("git diff", "+changed"),
+            ("git log -p", "diff --git a/notes.txt"),
+            ("git show", "diff --git a/notes.txt"),
+            ("git diff-index -p HEAD", "+changed"),
+            ("git blame notes.txt", "changed"),
+        ],
+        &marker,
+    );
 }
 
 /// A table may pin `HOME` to the kernel's folder that does not exist (jq
