@@ -102,6 +102,7 @@ markers! {
     ArgValue = "<arg_value>",
     ArgValueEnd = "</arg_value>",
     FunctionName = "<function name=",
+    ToolNameTag = "<tool_name>",
     Param = "<param ",
     ParamEnd = "</param>",
     CdataEnd = "]]>",

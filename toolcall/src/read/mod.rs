@@ -336,7 +336,10 @@ fn read_body(
         Err(reason) => return Reading::Unreadable { reason },
     };
     if calls.is_empty() {
-        return Reading::NoCall;
+        return match unread_xml_call(body, marks, tools, scan) {
+            Some(reason) => Reading::Unreadable { reason },
+            None => Reading::NoCall,
+        };
     }
     if tools.is_empty() {
         return Reading::Calls(calls);
@@ -359,6 +362,39 @@ fn read_body(
         }
     }
     Reading::Calls(typed)
+}
+
+/// A call in an XML form no reader takes, in a reply that has no other
+/// call: the older Anthropic form (`<invoke><tool_name>ls</tool_name>
+/// <parameters><path>src</path></parameters></invoke>`), or, with a tool
+/// list, an element named after a listed tool (`<ls><path>src</path></ls>`,
+/// as agents prompted in Cline's style write calls). Read as no call, the
+/// model's call would be taken for its answer; the reply is unreadable
+/// instead, saying which form to use.
+fn unread_xml_call(
+    body: &str,
+    marks: &Marks,
+    tools: &[ToolSpec],
+    scan: &mut Scan,
+) -> Option<CallError> {
+    const USE: &str = "write it as <invoke name=\"TOOL\"><parameter name=\"KEY\">VALUE</parameter></invoke>, or as JSON: {\"name\": \"TOOL\", \"arguments\": {...}}";
+    if marks.has(Marker::ToolNameTag) {
+        return Some(CallError::Malformed {
+            shape: xml::SHAPE,
+            detail: format!("`<tool_name>` names the tool in a form that is not read; {USE}"),
+        });
+    }
+    tools.iter().find_map(|tool| {
+        scan.count(body.len());
+        let open = format!("<{}>", tool.name());
+        let at = memchr::memmem::find(body.as_bytes(), open.as_bytes())?;
+        let close = format!("</{}>", tool.name());
+        memchr::memmem::find(&body.as_bytes()[at..], close.as_bytes())?;
+        Some(CallError::Malformed {
+            shape: xml::SHAPE,
+            detail: format!("`{open}` calls the tool in a form that is not read; {USE}"),
+        })
+    })
 }
 
 /// With a tool list, the JSON objects of `body` (its valid values at
@@ -569,6 +605,8 @@ mod tests {
             "<tool_response>".repeat(N),
             "Action: a\nAction Input: {".repeat(N),
             "Action Input: Action:".repeat(N),
+            "<tool_name>".repeat(N),
+            "<ls>".repeat(N),
             "\u{273f}FUNCTION\u{273f}: a\n\u{273f}ARGS\u{273f}: {".repeat(N),
             "\u{273f}ARGS\u{273f}\u{273f}FUNCTION\u{273f}".repeat(N),
             // objects after a listed tool's name, with blanks and indexes

@@ -17,7 +17,7 @@ use super::scan::{Next, Scan, find_short, skip_space};
 use crate::call::{CallError, ToolCall};
 use crate::repair::repair_value;
 
-const SHAPE: &str = "xml-parameters";
+pub(super) const SHAPE: &str = "xml-parameters";
 
 pub(super) fn read(text: &str, marks: &Marks, scan: &mut Scan) -> Result<Vec<ToolCall>, CallError> {
     let mut found: Vec<(usize, ToolCall)> = Vec::new();

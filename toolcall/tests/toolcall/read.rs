@@ -713,6 +713,42 @@ fn a_listed_tools_name_before_an_object_calls_it() {
     ));
 }
 
+/// A call in an XML form no reader takes is unreadable, never "no call"
+/// (which would take the call for the model's answer): the older Anthropic
+/// form, and with a tool list an element named after a listed tool.
+#[test]
+fn an_xml_call_in_a_form_not_read_is_unreadable() {
+    let tools = [ToolSpec::new(
+        "ls",
+        json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+    )];
+    for (reply, with_tools_only) in [
+        (
+            "<function_calls>\n<invoke>\n<tool_name>ls</tool_name>\n<parameters>\n<path>src</path>\n</parameters>\n</invoke>\n</function_calls>",
+            false,
+        ),
+        ("<ls>\n<path>src</path>\n</ls>", true),
+    ] {
+        match read_calls_with(reply, &tools) {
+            Reading::Unreadable { reason } => {
+                assert!(reason.to_string().contains("<invoke name="), "{reason}");
+            }
+            other => panic!("{reply}: {other:?}"),
+        }
+        let without = read_calls(reply);
+        assert_eq!(
+            matches!(without, Reading::NoCall),
+            with_tools_only,
+            "{reply}: {without:?}"
+        );
+    }
+    // a tool named in prose, its element never closed, is no call
+    assert!(matches!(
+        read_calls_with("Use <ls> to list.", &tools),
+        Reading::NoCall
+    ));
+}
+
 #[test]
 fn typing_by_schema_and_unknown_names() {
     let tools = [ToolSpec::new(
