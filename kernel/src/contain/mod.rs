@@ -326,7 +326,9 @@ pub enum Expect {
     /// `jig audit`). Only the probe runs ahead.
     NoCall,
     /// One, then the process exits (`jig call`): that call's init is made
-    /// ahead, none after it.
+    /// ahead, none after it, and it stays until the process ends (its
+    /// namespaces' teardown then comes after the exit); a later call's init
+    /// exits with its call, as in a server.
     OneCall,
     /// Any number (a server, an agent): each call's init is made ahead,
     /// the next one while a call runs. The default, also for a process
