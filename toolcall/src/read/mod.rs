@@ -436,7 +436,7 @@ fn named_before(
         let start = before.trim_end_matches(scan::is_name_char).len();
         scan.count(before.len() - start);
         let name = &before[start..];
-        let name = name.strip_prefix("functions.").unwrap_or(name);
+        let name = scan::without_module(name);
         let named = tools.iter().any(|tool| tool.name() == name);
         let boundary = before[..start]
             .chars()

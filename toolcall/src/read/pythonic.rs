@@ -32,12 +32,6 @@ const MARKERS: &[(Marker, Marker)] = &[
     (Marker::ToolCodeFence, Marker::Fence),
 ];
 
-/// The modules a model's code calls the tools through: Gemini's (and
-/// Gemma's after it), `default_api.ls(path="src")`, and the namespace
-/// OpenAI's models are shown their tools in, `functions.ls(...)`: both
-/// call `ls`.
-const API_MODULES: [&str; 2] = ["default_api.", "functions."];
-
 /// The calls inside every marked region, from `at` on.
 pub(super) fn read_marked(
     text: &str,
@@ -316,14 +310,11 @@ pub(super) fn fenced_tool_call(content: &str, scan: &mut Scan) -> Option<Map<Str
 
 /// One call, `name(key=value, ...)`, at `at`, or with its arguments as one
 /// object, `name({"key": value})`; other positional arguments make it no
-/// call. A name in one of the [`API_MODULES`] is the tool's own.
+/// call. A name in a tools' module (`functions.ls`) is the tool's own.
 fn one_call(text: &str, at: usize, scan: &mut Scan) -> Option<(ToolCall, usize)> {
     let mut lit = Literals::new(text, at);
     let name = lit.name(scan)?;
-    let name = API_MODULES
-        .iter()
-        .find_map(|module| name.strip_prefix(module))
-        .unwrap_or(name);
+    let name = super::scan::without_module(name);
     if !lit.eat('(', scan) {
         return None;
     }

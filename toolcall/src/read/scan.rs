@@ -76,6 +76,20 @@ pub(crate) fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
+/// The modules a model's code or transcript names the tools through:
+/// Gemini's (and Gemma's after it), `default_api.ls(path="src")`, and the
+/// namespace OpenAI's models are shown their tools in, `functions.ls`
+/// (Kimi K2 writes its call ids so too): both name `ls`.
+const API_MODULES: [&str; 2] = ["default_api.", "functions."];
+
+/// `name` without the module of [`API_MODULES`] it is written in, if any.
+pub(crate) fn without_module(name: &str) -> &str {
+    API_MODULES
+        .iter()
+        .find_map(|module| name.strip_prefix(module))
+        .unwrap_or(name)
+}
+
 /// Whether `name` is a plain tool name.
 pub(crate) fn is_tool_name(name: &str) -> bool {
     name.starts_with(is_name_start) && name.chars().all(is_name_char) && name.len() <= 256
